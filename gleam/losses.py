@@ -1,0 +1,87 @@
+"""Softmax, cross-entropy and sampling over a vocabulary (chapters 6 and 7).
+
+Logits are (V,) for one step or (T, V) for a sequence; targets are an int or (T,) ints.
+Losses are in nats; a sequence's loss is the mean over its T steps.
+"""
+import math
+
+import numpy as np
+
+__all__ = ["softmax", "log_softmax", "cross_entropy", "cross_entropy_grad", "nats_to_bits", "sample"]
+
+
+def _check_temperature(temperature):
+    if not (isinstance(temperature, (int, float, np.integer, np.floating)) and math.isfinite(temperature)
+            and temperature > 0):
+        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+
+
+def _as_logits(logits):
+    z = np.asarray(logits, dtype=np.float64)
+    if z.ndim not in (1, 2) or z.shape[-1] == 0:
+        raise ValueError(f"logits have shape {z.shape}, expected (V,) or (T, V) with V >= 1")
+    return z
+
+
+def _as_targets(z, target):
+    t = np.asarray(target)
+    expected = z.shape[:-1]
+    if t.shape != expected:
+        raise ValueError(f"target has shape {t.shape}, expected {expected} for logits of shape {z.shape}")
+    if not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"target must be integer class indices, got dtype {t.dtype}")
+    V = z.shape[-1]
+    if np.any(t < 0) or np.any(t >= V):
+        raise ValueError(f"target indices must lie in [0, {V}), got {t.tolist()}")
+    return t
+
+
+def log_softmax(logits, temperature=1.0):
+    # log p_k = z_k/T − log Σ_j exp(z_j/T), shifted by the max for stability
+    _check_temperature(temperature)
+    z = _as_logits(logits) / temperature
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def softmax(logits, temperature=1.0):
+    # p_k = exp(z_k/T) / Σ_j exp(z_j/T): T < 1 sharpens, T > 1 flattens
+    return np.exp(log_softmax(logits, temperature))
+
+
+def cross_entropy(logits, target):
+    """−log p_target in nats (mean over T for (T, V) logits)."""
+    z = _as_logits(logits)
+    t = _as_targets(z, target)
+    logp = log_softmax(z)
+    if z.ndim == 1:
+        return float(-logp[t])
+    return float(-logp[np.arange(z.shape[0]), t].mean())
+
+
+def cross_entropy_grad(logits, target):
+    """∂CE/∂logits = p − onehot(target) (divided by T for the mean over a (T, V) sequence)."""
+    z = _as_logits(logits)
+    t = _as_targets(z, target)
+    g = softmax(z)
+    if z.ndim == 1:
+        g[t] -= 1.0
+        return g
+    g[np.arange(z.shape[0]), t] -= 1.0
+    return g / z.shape[0]
+
+
+def nats_to_bits(nats):
+    # 1 nat = 1/ln 2 bits
+    return nats / math.log(2.0)
+
+
+def sample(logits, rng, temperature=1.0):
+    """Draw one index from softmax(logits / temperature) with the given Generator."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    z = _as_logits(logits)
+    if z.ndim != 1:
+        raise ValueError(f"sample needs logits of shape (V,), got {z.shape}")
+    p = softmax(z, temperature)
+    return int(rng.choice(p.shape[0], p=p))
