@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Sets up everything the lab and its tests need, idempotently:
+#   .venv         the project (editable) with the app and test extras (panel, bokeh, param, torch, playwright)
+#   .venv-np202   the core alone on numpy 2.0.2, the version Pyodide runs in the browser
+#   chromium      Debian's, for the browser tests (Playwright never downloads a browser here)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  "$PY" -m venv .venv
+fi
+echo "== installing the project into .venv"
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e ".[app,test]"
+
+if [ "${1:-}" = "--tests" ]; then
+  if [ ! -x .venv-np202/bin/python ]; then
+    echo "== creating .venv-np202"
+    "$PY" -m venv .venv-np202
+  fi
+  echo "== installing the core on numpy 2.0.2 into .venv-np202"
+  .venv-np202/bin/python -m pip install -q --upgrade pip
+  .venv-np202/bin/python -m pip install -q "numpy==2.0.2" "pytest>=8" "hypothesis>=6.100" "torch==2.13.0"
+  .venv-np202/bin/python -m pip install -q --no-deps -e .
+
+  if [ ! -x /usr/bin/chromium ]; then
+    echo "== installing Debian's chromium"
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  fi
+  command -v node >/dev/null || { echo "node is needed for the JS reference check"; exit 1; }
+fi
