@@ -1,0 +1,288 @@
+"""A small sequence model: one cell from `gleam.cells` run over a padded batch, and a head.
+
+Time-major throughout: X (T, B) token ids or (T, B, d) features, mask (T, B), states (T, B, n).
+A masked step is no step at all:  h_t = m_t ⊙ cell(x_t, h_{t−1}) + (1 − m_t) ⊙ h_{t−1},
+so padding leaves the state unchanged, and (by the same rule backwards) adds no loss and no
+gradient. Many-to-one reads the final state, which is therefore each sequence's state at its
+last valid step; many-to-many reads every step and averages the loss over valid steps.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from gleam import cells as _cells
+from gleam.batching import check_mask, one_hot
+from gleam.heads import HEADS, classify_loss, readout, regress_loss, regression_bound
+
+CELL_NAMES = tuple(_cells.CELLS)
+
+
+def cell_functions(name):
+    """(step, step_backward, init) of a cell named in `gleam.cells.CELLS`."""
+    if name not in _cells.CELLS:
+        raise ValueError(f"unknown cell {name!r}: expected one of {', '.join(CELL_NAMES)}")
+    cell = _cells.CELLS[name]
+    return cell.step, cell.step_backward, cell.init
+
+
+@dataclass
+class SeqModelConfig:
+    cell: str                    # "elman", "gru_textbook", "gru_torch" or "lstm"
+    d: int                       # input width: vocabulary size (token ids) or feature count
+    n: int                       # hidden width
+    n_out: int                   # classes (classify, >= 2) or outputs (regress, usually 1)
+    head: str = "classify"       # "classify": softmax cross-entropy; "regress": ½ squared error
+    many_to_many: bool = False   # False: one output per sequence (its last valid step)
+    init_scale: float = None     # cell weights ~ U(−scale, scale); None: the cell's 1/√n
+    forget_bias: float = 1.0     # LSTM only: initial forget-gate bias
+    seed: int = 0                # parameters drawn from np.random.default_rng(seed)
+
+    def __post_init__(self):
+        cell_functions(self.cell)
+        if self.head not in HEADS:
+            raise ValueError(f"unknown head {self.head!r}: expected one of {', '.join(HEADS)}")
+        for name in ("d", "n", "n_out"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if self.head == "classify" and self.n_out < 2:
+            raise ValueError(f"a classify head needs n_out >= 2 classes, got {self.n_out}")
+        s = self.init_scale
+        if s is not None and not (np.isfinite(s) and s > 0):
+            raise ValueError(f"init_scale must be finite and > 0, got {self.init_scale}")
+
+
+def _tup(state):
+    return tuple(state) if isinstance(state, tuple) else (state,)
+
+
+class SeqModel:
+    """Cell + readout. `.params`: the cell's parameter dict plus Wo (n_out, n) and bo (n_out,).
+
+    `params` may be given (same keys and shapes as a fresh init) to start from known weights.
+    """
+
+    def __init__(self, config, params=None):
+        self.config = c = config
+        self._step, self._step_backward, init = cell_functions(c.cell)
+        self.lstm = c.cell == "lstm"
+        rng = np.random.default_rng(c.seed)
+        kw = {} if c.init_scale is None else {"scale": c.init_scale}
+        if self.lstm:
+            kw["forget_bias"] = c.forget_bias
+        fresh = dict(init(c.d, c.n, rng, **kw))
+        fresh["Wo"] = rng.standard_normal((c.n_out, c.n)) / np.sqrt(c.n)  # (n_out, n) ~ N(0, 1/n)
+        fresh["bo"] = np.zeros(c.n_out)
+        if params is not None:
+            for k, v in fresh.items():
+                if k not in params or np.shape(params[k]) != v.shape:
+                    raise ValueError(f"params[{k!r}] has shape {np.shape(params.get(k))}, "
+                                     f"expected {v.shape}")
+            fresh = {k: np.array(params[k], dtype=np.float64) for k in fresh}
+        self.params = fresh
+        self.cell_keys = tuple(k for k in fresh if k not in ("Wo", "bo"))
+
+    def copy(self):
+        return SeqModel(self.config, params=self.params)
+
+    @property
+    def n_params(self):
+        return int(sum(v.size for v in self.params.values()))
+
+    def regression_bound(self):
+        """|ŷ_k| <= |bo_k| + ‖Wo[k]‖₁ for states in [−1, 1]^n (gleam.heads.regression_bound)."""
+        return regression_bound(self.params["Wo"], self.params["bo"])
+
+    # ---- input checks ------------------------------------------------------------------
+    def _inputs(self, X, mask):
+        """-> float (T, B, d) inputs with padding zeroed, and the bool mask."""
+        X = np.asarray(X)
+        d = self.config.d
+        if X.ndim == 2:
+            if not np.issubdtype(X.dtype, np.integer):
+                raise ValueError(f"X has shape {X.shape}: (T, B) must hold integer token ids; "
+                                 "real features need shape (T, B, d)")
+            m = check_mask(mask, *X.shape)
+            return one_hot(np.where(m, X, 0), d), m
+        if X.ndim != 3 or X.shape[2] != d:
+            raise ValueError(f"X has shape {X.shape}, expected (T, B) token ids "
+                             f"or (T, B, d) with d = {d}")
+        m = check_mask(mask, *X.shape[:2])
+        return np.where(m[..., None], X.astype(np.float64), 0.0), m
+
+    def _initial_state(self, h0, B):
+        n = self.config.n
+        if h0 is None:
+            return tuple(np.zeros((B, n)) for _ in range(2 if self.lstm else 1))
+        if self.lstm and not (isinstance(h0, (tuple, list)) and len(h0) == 2):
+            raise ValueError("an LSTM's h0 must be a pair (h0, c0)")
+        parts = tuple(h0) if self.lstm else (h0,)
+        out = []
+        for a in parts:
+            a = np.asarray(a, dtype=np.float64)
+            if a.shape not in ((n,), (B, n)):
+                raise ValueError(f"h0 has shape {a.shape}, expected (n,) = ({n},) "
+                                 f"or (B, n) = ({B}, {n})")
+            out.append(np.broadcast_to(a, (B, n)).copy())
+        return tuple(out)
+
+    # ---- forward -----------------------------------------------------------------------
+    def forward(self, X, mask=None, h0=None, intervene=None):
+        """Run the batch -> (outputs, states, caches).
+
+        X: (T, B) token ids or (T, B, d) features; mask: (T, B), None = all valid.
+        h0: start state, (n,) or (B, n) (an LSTM takes a pair (h0, c0)); default zeros.
+        intervene: {t: fn}; after step t the state s_t (h, or the pair (h, c) for an LSTM)
+          is replaced by fn(copy of s_t), which must return the same shapes. Later steps and
+          the head see the new state: use it to clamp, swap or patch states.
+        outputs: logits / predictions, (B, n_out) many-to-one or (T, B, n_out) many-to-many
+          (entries at padded steps are computed but mean nothing). states: h_t, (T, B, n).
+        caches: {"steps": per-step cell caches (gate values; batched input for
+          `gleam.cells.CELLS[cell].jacobian`), "mask", "X" (float inputs), "c" (LSTM cell
+          states, (T, B, n), else None), "state0"}.
+        """
+        Xf, m = self._inputs(X, mask)
+        T, B = m.shape
+        state = state0 = self._initial_state(h0, B)
+        intervene = self._check_intervene(intervene, T)
+        hs = np.empty((T, B, self.config.n))
+        cs = np.empty((T, B, self.config.n)) if self.lstm else None
+        steps = []
+        for t in range(T):
+            new, cache = self._step(Xf[t], state if self.lstm else state[0], self.params)
+            keep = m[t][:, None]
+            # h_t = h_new where the step is real, h_{t−1} where it is padding
+            state = tuple(np.where(keep, a, b) for a, b in zip(_tup(new), state))
+            if t in intervene:
+                state = self._apply(intervene[t], state, t)
+            hs[t] = state[0]
+            if self.lstm:
+                cs[t] = state[1]
+            steps.append(cache)
+        h_read = hs if self.config.many_to_many else hs[-1]
+        outputs = readout(h_read, self.params["Wo"], self.params["bo"])
+        return outputs, hs, {"steps": steps, "mask": m, "X": Xf, "c": cs, "state0": state0}
+
+    def _check_intervene(self, intervene, T):
+        if not intervene:
+            return {}
+        out = {}
+        for t, fn in intervene.items():
+            if not (-T <= int(t) < T):
+                raise ValueError(f"intervene step {t} outside the sequence (T = {T})")
+            if not callable(fn):
+                raise ValueError(f"intervene[{t}] must be a function of the state")
+            out[int(t) % T] = fn
+        return out
+
+    def _apply(self, fn, state, t):
+        arg = tuple(a.copy() for a in state) if self.lstm else state[0].copy()
+        new = _tup(fn(arg))
+        if len(new) != len(state) or any(np.shape(a) != b.shape for a, b in zip(new, state)):
+            raise ValueError(f"intervene[{t}] returned shapes {[np.shape(a) for a in new]}, "
+                             f"expected {[b.shape for b in state]}")
+        return tuple(np.asarray(a, dtype=np.float64) for a in new)
+
+    def hidden_states(self, X, mask=None, h0=None, intervene=None, cell_state=False):
+        """Every hidden state h_t, (T, B, n) (LSTM: the cell states c_t if cell_state=True)."""
+        _, hs, caches = self.forward(X, mask, h0, intervene)
+        if cell_state:
+            if not self.lstm:
+                raise ValueError("cell_state=True needs an LSTM, this model's cell is "
+                                 f"{self.config.cell!r}")
+            return caches["c"]
+        return hs
+
+    def predict(self, X, mask=None, h0=None, intervene=None):
+        """classify: class ids, (B,) or (T, B) with −1 at padded steps;
+        regress: values, (B,) / (T, B) for a scalar head (else a trailing n_out), NaN at padding."""
+        out, _, caches = self.forward(X, mask, h0, intervene)
+        m = caches["mask"]
+        if self.config.head == "classify":
+            pred = out.argmax(axis=-1)
+            return np.where(m, pred, -1) if self.config.many_to_many else pred
+        if self.config.many_to_many:
+            out = np.where(m[..., None], out, np.nan)
+        return out[..., 0] if self.config.n_out == 1 else out
+
+    # ---- loss and backward -------------------------------------------------------------
+    def _head_loss(self, outputs, m, targets, target_mask):
+        """-> (loss, dL/doutputs, weights of the positions with a target, {"accuracy" | "mse"})."""
+        T, B = m.shape
+        if self.config.many_to_many:
+            weights = m.copy()
+            if target_mask is not None:
+                tm = np.asarray(target_mask, dtype=bool)
+                if tm.shape != (T, B):
+                    raise ValueError(f"target_mask has shape {tm.shape}, "
+                                     f"expected (T, B) = ({T}, {B})")
+                weights &= tm
+            if not weights.any():
+                raise ValueError("no step carries a target (mask & target_mask is all False)")
+        elif target_mask is not None:
+            raise ValueError("target_mask is for many-to-many models")
+        else:
+            weights = np.ones(B, dtype=bool)
+        targets = np.asarray(targets)
+        lead = weights.shape
+        if self.config.head == "classify":
+            if targets.shape != lead:
+                raise ValueError(f"targets have shape {targets.shape}, expected {lead}")
+            loss, dy, correct = classify_loss(outputs, targets, weights)
+            return loss, dy, weights, {"accuracy": correct / weights.sum()}
+        if targets.shape[: len(lead)] != lead:
+            raise ValueError(f"targets have shape {targets.shape}, "
+                             f"expected {lead} or {lead} + (n_out,)")
+        loss, dy, mse = regress_loss(outputs, targets, weights)
+        return loss, dy, weights, {"mse": mse}
+
+    def loss(self, X, mask, targets, h0=None, target_mask=None, intervene=None):
+        """Forward only -> (loss, info) with info "outputs", "states", "count", "accuracy"/"mse".
+        Accepts `intervene` (see forward), e.g. to measure what a clamped state costs."""
+        outputs, hs, caches = self.forward(X, mask, h0, intervene)
+        loss, _, w, metric = self._head_loss(outputs, caches["mask"], targets, target_mask)
+        return loss, {"outputs": outputs, "states": hs, "count": int(w.sum()), **metric}
+
+    def loss_and_grads(self, X, mask, targets, h0=None, target_mask=None):
+        """Mean loss over the targets and its gradient -> (loss, grads, info).
+
+        targets: many-to-one (B,) class ids or values ((B, n_out) for a vector regression);
+          many-to-many (T, B) (or (T, B, n_out)), read only where mask (and target_mask) hold.
+        target_mask: many-to-many only, (T, B): the valid steps that carry a loss (e.g. queries).
+        grads: same keys as params. info: "outputs", "states", "dh0" (gradient w.r.t. the start
+        state, (B, n), a pair for an LSTM), "dX" ((T, B, d), w.r.t. the inputs: for token ids
+        the one-hot vectors), "count" (positions averaged over), "accuracy" or "mse".
+        """
+        c, p = self.config, self.params
+        outputs, hs, caches = self.forward(X, mask, h0)
+        m = caches["mask"]
+        T, B = m.shape
+        loss, dy, weights, metric = self._head_loss(outputs, m, targets, target_mask)
+        # head: y = Wo h + bo
+        grads = {k: np.zeros_like(p[k]) for k in self.cell_keys}
+        if c.many_to_many:
+            grads["Wo"] = np.einsum("tbk,tbn->kn", dy, hs)
+            grads["bo"] = dy.sum(axis=(0, 1))
+        else:
+            grads["Wo"] = dy.T @ hs[-1]
+            grads["bo"] = dy.sum(axis=0)
+        dH = dy @ p["Wo"]  # ∂L/∂h_t from the head: (T, B, n) or (B, n)
+        dstate = tuple(np.zeros((B, c.n)) for _ in caches["state0"])
+        dX = np.zeros_like(caches["X"])
+        for t in range(T - 1, -1, -1):
+            if c.many_to_many:
+                dstate = (dstate[0] + dH[t],) + dstate[1:]
+            elif t == T - 1:
+                dstate = (dstate[0] + dH,) + dstate[1:]
+            keep = m[t][:, None]
+            # a real step sends ∂L/∂h_t through the cell; a padded step copies it to h_{t−1}
+            dnew = tuple(np.where(keep, a, 0.0) for a in dstate)
+            dnew = dnew if self.lstm else dnew[0]
+            dx, dprev, g = self._step_backward(dnew, caches["steps"][t], p)
+            for k in self.cell_keys:
+                grads[k] += g[k]  # shared weights: every step adds its share
+            dstate = tuple(np.where(keep, a, b) for a, b in zip(_tup(dprev), dstate))
+            dX[t] = dx
+        info = {"outputs": outputs, "states": hs, "dh0": dstate if self.lstm else dstate[0],
+                "dX": dX, "count": int(weights.sum()), **metric}
+        return loss, grads, info
