@@ -1,0 +1,300 @@
+"""A character-level GRU language model trained live (chapters 6 and 7).
+
+Teacher forcing over a fixed corpus: the model reads K characters and, at every position, predicts
+the next one. Training is truncated BPTT in chunks of K characters: the hidden state is carried from
+one chunk to the next (its value crosses the boundary, its gradient does not) and is reset to zero
+only when the data pointer wraps around to the start of the corpus. Each step:
+
+    L = Σ_t −ln p_t[target_t]              summed over the chunk (reported as L / K, nats per char)
+    g = ∂L/∂θ                              (gleam/chargru_math.py; ‖g‖ reported before clipping)
+    g ← clip(g, −5, 5)                     element by element
+    M ← M + g²;   θ ← θ − lr · g / (√M + 1e−8)        Adagrad
+
+The vocabulary is the sorted set of distinct characters in the corpus; the hidden size H and the
+corpus are fixed for the life of a model: to change either, construct a new CharGRU. The learning
+rate can be changed between steps without resetting anything.
+
+Divergence: a step whose chunk loss is not finite, or is above DIVERGENCE_FACTOR · ln V nats per
+char (far worse than guessing uniformly; with lr = 5 the loss jumps from ln V to tens of nats after
+one update, while the pre-clip gradient norm reaches 1e8 and more), is refused: its loss is
+reported, the parameters and Adagrad memory stay as they were before it, the stats say
+`diverged=True`, and every later `step()` does nothing until `reset()`. NumPy's floating-point
+warnings are silenced inside, so a diverging run prints nothing and raises nothing.
+"""
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import chargru_math as gm
+
+# ~270 characters of prose with exactly 24 distinct characters: the lab's default corpus
+DEFAULT_CORPUS = (
+    "the river runs by the old mill, and the miller sits on the wall to watch the water "
+    "turn the wheel. it turns day and night, slow and steady, and the mill sings a low "
+    "song the miller has known since he was a boy. when rain comes the river runs "
+    "fast and the wheel turns faster."
+)
+
+ADAGRAD_EPS = 1e-8
+INIT_SCALE = 0.1            # weights ~ N(0, 0.1²), biases 0
+DIVERGENCE_FACTOR = 5.0     # a chunk loss above 5 · ln V nats per char counts as divergence
+
+
+@dataclass(frozen=True)
+class StepStats:
+    """What one call to `CharGRU.step(n)` reports."""
+    loss: np.ndarray        # (n,) mean nats per character of each chunk, in order
+    grad_norm: np.ndarray   # (n,) global L2 norm of the gradient, before clipping
+    z: np.ndarray           # (H, K) update gate of the last chunk computed (rows = units, cols = steps)
+    r: np.ndarray           # (H, K) reset gate of the last chunk computed
+    diverged: bool          # True when the model is diverged (the last chunk's update was refused)
+    seconds: float          # wall-clock time of the call
+    steps: int              # the model's update count after the call
+
+    @property
+    def n(self):
+        """Number of chunks computed by the call (a refused, non-finite one included)."""
+        return len(self.loss)
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def _check_positive(name, value, allow_inf=False):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+def check_corpus(corpus, seq_len):
+    """Raise ValueError unless `corpus` can train a model with chunks of `seq_len` characters."""
+    if not isinstance(corpus, str):
+        raise ValueError(f"corpus must be a str, got {type(corpus).__name__}")
+    if not corpus:
+        raise ValueError("corpus is empty")
+    if len(set(corpus)) < 2:
+        raise ValueError(f"corpus has only one distinct character ({corpus[0]!r}); need at least 2")
+    if len(corpus) < seq_len + 1:
+        raise ValueError(f"corpus has {len(corpus)} characters, need at least seq_len + 1 = "
+                         f"{seq_len + 1}")
+
+
+def ema(values, decay=0.97, start=None):
+    """Exponential moving average: e_i = decay · e_{i−1} + (1 − decay) · v_i.
+
+    e_{−1} = start (e.g. the last value of a previous call, to continue a stream); without a start,
+    the average begins at the first value. It lags the signal by about 1 / (1 − decay) steps.
+    """
+    decay = float(decay)
+    if not 0.0 <= decay < 1.0:
+        raise ValueError(f"decay must be in [0, 1), got {decay}")
+    values = np.asarray(values, dtype=np.float64).ravel()
+    out = np.empty_like(values)
+    if values.size == 0:
+        return out
+    e = float(values[0]) if start is None else float(start)
+    with np.errstate(all="ignore"):
+        for i, v in enumerate(values.tolist()):
+            e = decay * e + (1.0 - decay) * v
+            out[i] = e
+    return out
+
+
+class CharGRU:
+    """Char-level GRU: `step(n)` trains, `sample(...)` generates, `reset()` starts again.
+
+    `params`, `grads` and `memory` are dicts {Wz, Uz, bz, Wr, Ur, br, Wh, Uh, bh, Wy, by} of views
+    into three flat buffers (parameters, last gradient, Adagrad memory): read them freely; writing
+    into them changes the model.
+    """
+
+    def __init__(self, corpus=DEFAULT_CORPUS, hidden=32, seq_len=25, lr=0.1, clip=5.0, seed=0):
+        self._H = _check_int("hidden", hidden, 1)
+        self._K = _check_int("seq_len", seq_len, 1)
+        check_corpus(corpus, self._K)
+        self.lr = lr
+        self._clip = _check_positive("clip", clip, allow_inf=True)
+        self._corpus = corpus
+        self._vocab = "".join(sorted(set(corpus)))
+        self._index = {ch: i for i, ch in enumerate(self.vocab)}
+        self._data = np.array([self._index[ch] for ch in corpus], dtype=np.intp)
+        V, H = self.V, self._H
+        # parameters, their gradient and the Adagrad memory: three flat buffers, named by views
+        size = gm.n_params(V, H)
+        self._theta, self._grad, self._memory = np.zeros(size), np.zeros(size), np.zeros(size)
+        self._tmp = np.empty(size)
+        self._p, self._g = gm.views(self._theta, V, H), gm.views(self._grad, V, H)
+        self.params = {name: self._p[name] for name in gm.NAMES}
+        self.grads = {name: self._g[name] for name in gm.NAMES}
+        self.memory = {name: v for name, v in gm.views(self._memory, V, H).items() if name in gm.NAMES}
+        counts = np.array(list(Counter(corpus).values()), dtype=np.float64)
+        freq = counts / counts.sum()
+        self.chance_loss = math.log(V)                             # ln V: uniform guessing
+        self.unigram_loss = float(-(freq * np.log(freq)).sum())    # entropy of letter frequencies
+        self.divergence_loss = DIVERGENCE_FACTOR * self.chance_loss  # nats per char
+        # seed=None draws a fresh one; it is kept, so reset() reproduces the same start
+        self.seed = int(np.random.SeedSequence().entropy % 2**63)
+        self.reset(seed)
+
+    # --- sizes and state -------------------------------------------------------------------
+    corpus = property(lambda self: self._corpus, doc="the training text (fixed: build a new model)")
+    vocab = property(lambda self: self._vocab, doc="sorted distinct characters of the corpus")
+    V = property(lambda self: len(self._vocab), doc="vocabulary size")
+    H = property(lambda self: self._H, doc="hidden size (fixed: build a new model to change it)")
+    K = property(lambda self: self._K, doc="characters per chunk (truncation length)")
+    clip = property(lambda self: self._clip, doc="per-element gradient clip")
+    steps = property(lambda self: self._steps, doc="number of updates applied")
+    diverged = property(lambda self: self._diverged, doc="True after a refused (diverged) step")
+    position = property(lambda self: self._pos, doc="data pointer: index of the next chunk's first char")
+    h = property(lambda self: self._h.copy(), doc="the hidden state carried into the next chunk")
+
+    @property
+    def lr(self):
+        return self._lr
+
+    @lr.setter
+    def lr(self, value):
+        self._lr = _check_positive("lr", value)
+
+    def reset(self, seed=None):
+        """New random weights (from `seed`, or the model's seed), zero memory, state and pointer."""
+        self.seed = self.seed if seed is None else _check_int("seed", seed, 0)
+        gm.init_params(self._theta, self.V, self._H, np.random.default_rng(self.seed), INIT_SCALE)
+        self._memory[:] = 0.0
+        self._sample_rng = np.random.default_rng([self.seed, 1])
+        self._h = np.zeros(self._H)
+        self._pos = 0
+        self._steps = 0
+        self._diverged = False
+        with np.errstate(all="ignore"):                      # gates to show before any step
+            self._zr = gm.forward(self._p, *self._chunk()[1:])[1]["zr"]
+
+    def _chunk(self):
+        pos, h0 = self._pos, self._h
+        if pos + self._K + 1 > len(self._data):
+            pos, h0 = 0, np.zeros(self._H)                  # wrap: back to the start, state 0
+        return pos, self._data[pos:pos + self._K], self._data[pos + 1:pos + self._K + 1], h0
+
+    def next_chunk(self):
+        """Copies of (inputs, targets, h0) for the next step: character indices (K,) and state (H,)."""
+        return tuple(a.copy() for a in self._chunk()[1:])
+
+    # --- training --------------------------------------------------------------------------
+    def step(self, n=1):
+        """Train on the next n chunks; returns their StepStats."""
+        n = _check_int("n", n, 0)
+        start = time.perf_counter()
+        losses, norms = [], []
+        if not self._diverged:
+            with np.errstate(all="ignore"):
+                for _ in range(n):
+                    loss, norm = self._one_step()
+                    losses.append(loss)
+                    norms.append(norm)
+                    if self._diverged:
+                        break
+        H = self._H
+        return StepStats(loss=np.array(losses, dtype=np.float64),
+                         grad_norm=np.array(norms, dtype=np.float64),
+                         z=self._zr[:, :H].T.copy(), r=self._zr[:, H:].T.copy(),
+                         diverged=self._diverged, seconds=time.perf_counter() - start,
+                         steps=self._steps)
+
+    def _one_step(self):
+        pos, inputs, targets, h0 = self._chunk()
+        losses, cache = gm.forward(self._p, inputs, targets, h0)
+        self._zr = cache["zr"]
+        loss = float(losses.sum())
+        g, q = self._grad, self._tmp
+        gm.backward(self._p, cache, self._g)
+        np.multiply(g, g, out=q)
+        norm = math.sqrt(q.sum())                           # global norm ‖g‖, before clipping
+        if not (math.isfinite(loss) and math.isfinite(norm)) or loss > self.divergence_loss * self._K:
+            self._diverged = True                           # refuse the update
+            return loss / self._K, norm
+        # g ← clip(g, −c, c);  M ← M + g²  (the clipped g² is min(g², c²))
+        np.clip(g, -self._clip, self._clip, out=g)
+        np.minimum(q, self._clip * self._clip, out=q)
+        self._memory += q
+        # θ ← θ − lr · g / (√M + ε)
+        np.sqrt(self._memory, out=q)
+        q += ADAGRAD_EPS
+        np.divide(g, q, out=q)
+        q *= self._lr
+        self._theta -= q
+        self._h = cache["hs"][-1].copy()                    # the state crosses into the next chunk
+        self._pos = pos + self._K
+        self._steps += 1
+        return loss / self._K, norm
+
+    # --- generation ------------------------------------------------------------------------
+    def sample(self, n_chars, temperature=1.0, rng=None, prefix=None):
+        """Generate n_chars characters, each fed back as the next input.
+
+        Starts from h = 0, reads `prefix` (default: the corpus's first character) and returns only
+        the new characters. p_i ∝ exp(y_i / T): T < 1 sharpens towards the most likely character,
+        T > 1 flattens towards uniform. `rng`: a np.random.Generator or an int seed; without one,
+        the model's own sampling generator (seeded from the model's seed) is used and advanced.
+        Does not touch the training state.
+        """
+        n_chars = _check_int("n_chars", n_chars, 0)
+        temperature = _check_positive("temperature", temperature)
+        if rng is None:
+            rng = self._sample_rng
+        elif not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
+        prefix = self.corpus[0] if prefix is None else prefix
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError("prefix must be a non-empty str")
+        unknown = sorted(set(prefix) - set(self.vocab))
+        if unknown:
+            raise ValueError(f"prefix has characters not in the vocabulary: {unknown}")
+        p = self._p
+        h = np.zeros(self._H)
+        out = []
+        with np.errstate(all="ignore"):
+            for ch in prefix[:-1]:
+                h, _ = gm.step_readout(p, self._index[ch], h)
+            x = self._index[prefix[-1]]
+            for _ in range(n_chars):
+                h, y = gm.step_readout(p, x, h)
+                # p_i ∝ exp((y_i − max y) / T), drawn by inverting the cumulative distribution
+                cdf = np.cumsum(np.exp((y - y.max()) / temperature))
+                x = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+                x = min(x, self.V - 1)
+                out.append(self.vocab[x])
+        return "".join(out)
+
+
+def gradient_check(model_or_params, inputs=None, targets=None, h0=None, eps=1e-5):
+    """Compare the analytic gradient of one chunk's loss with central differences.
+
+    Accepts a CharGRU (by default its next chunk, from its carried state; the model is not
+    touched) or a params dict {Wz, ..., by} with inputs/targets (index sequences) and h0 (default
+    zeros). Returns {name: ‖analytic − numeric‖ / (‖analytic‖ + ‖numeric‖)}, see
+    `chargru_math.gradient_check`.
+    """
+    if isinstance(model_or_params, CharGRU):
+        chunk = model_or_params.next_chunk()
+        inputs = chunk[0] if inputs is None else inputs
+        targets = chunk[1] if targets is None else targets
+        h0 = chunk[2] if h0 is None else h0
+        model_or_params = model_or_params.params
+    elif inputs is None or targets is None:
+        raise ValueError("inputs and targets are required with a params dict")
+    with np.errstate(all="ignore"):
+        return gm.gradient_check(model_or_params, inputs, targets, h0, eps)

@@ -1,0 +1,250 @@
+"""The maths of the char-level GRU (chapter 6): one chunk's forward and backward, batched over time.
+
+Textbook GRU (reset before U_h), a linear readout and softmax cross-entropy, for one-hot
+characters x_t over a vocabulary of V and a hidden state of width H:
+
+    z_t  = σ(Wz x_t + Uz h_{t-1} + bz)                  update gate
+    r_t  = σ(Wr x_t + Ur h_{t-1} + br)                  reset gate
+    h̃_t  = tanh(Wh x_t + Uh (r_t ⊙ h_{t-1}) + bh)        candidate
+    h_t  = (1 − z_t) ⊙ h_{t-1} + z_t ⊙ h̃_t
+    y_t  = Wy h_t + by,   p_t = softmax(y_t),   L = Σ_t −ln p_t[target_t]
+
+Only the recurrence itself (h_{t-1} → h_t and, backwards, ∂L/∂h_t → ∂L/∂h_{t-1}) runs in a Python
+loop. Everything that does not depend on the previous step is done once per chunk for all K steps:
+the input terms W x_t (for a one-hot x_t, a column of W), the readout, the softmax, and every weight
+gradient (a sum over t of outer products is one matrix product over the chunk).
+
+All parameters live in ONE flat float64 buffer; the dict entries are views into it:
+    W  (3H, V) = [Wz; Wr; Wh]     U (3H, H) = [Uz; Ur; Uh]     b (3H,) = [bz; br; bh]
+    Wy (V, H)                     by (V,)
+so that clipping and the optimiser are single vectorised operations over the whole buffer.
+`benchmarks/reference_chargru.py` computes the same numbers the slow, step-by-step way.
+"""
+import numpy as np
+
+NAMES = ("Wz", "Uz", "bz", "Wr", "Ur", "br", "Wh", "Uh", "bh", "Wy", "by")
+
+
+def n_params(V, H):
+    """Number of parameters: 3(HV + H² + H) in the cell, VH + V in the readout."""
+    return 3 * (H * V + H * H + H) + V * H + V
+
+
+def views(buffer, V, H):
+    """Name the pieces of a flat buffer: the stacked blocks W, U, b and the per-gate views."""
+    shapes = (("W", (3 * H, V)), ("U", (3 * H, H)), ("b", (3 * H,)), ("Wy", (V, H)), ("by", (V,)))
+    d, start = {}, 0
+    for name, shape in shapes:
+        size = int(np.prod(shape))
+        d[name] = buffer[start:start + size].reshape(shape)
+        start += size
+    if start != buffer.size:
+        raise ValueError(f"buffer has {buffer.size} entries, expected {start} for V={V}, H={H}")
+    for k, gate in enumerate("zrh"):
+        d["W" + gate] = d["W"][k * H:(k + 1) * H]
+        d["U" + gate] = d["U"][k * H:(k + 1) * H]
+        d["b" + gate] = d["b"][k * H:(k + 1) * H]
+    return d
+
+
+def pack(params):
+    """Copy a plain dict {Wz, Uz, bz, ..., Wy, by} into a new flat buffer; returns (buffer, views)."""
+    missing = [n for n in NAMES if n not in params]
+    if missing:
+        raise ValueError(f"params is missing {missing}")
+    V, H = np.shape(params["Wy"])
+    buffer = np.empty(n_params(V, H))
+    p = views(buffer, V, H)
+    for name in NAMES:
+        value = np.asarray(params[name], dtype=np.float64)
+        if value.shape != p[name].shape:
+            raise ValueError(f"{name} has shape {value.shape}, expected {p[name].shape} (V={V}, H={H})")
+        p[name][...] = value
+    return buffer, p
+
+
+def init_params(buffer, V, H, rng, scale=0.1):
+    """Weights ~ N(0, scale²), biases 0. Draw order Wz, Wr, Wh, Uz, Ur, Uh, Wy (row-major)."""
+    p = views(buffer, V, H)
+    buffer[:] = 0.0
+    p["W"][...] = scale * rng.standard_normal((3 * H, V))
+    p["U"][...] = scale * rng.standard_normal((3 * H, H))
+    p["Wy"][...] = scale * rng.standard_normal((V, H))
+    return p
+
+
+def forward(p, inputs, targets, h0):
+    """Run one chunk. inputs, targets: (K,) character indices; h0: (H,) the carried state.
+
+    Returns (losses, cache): losses (K,) is −ln p_t[target_t] in nats (inf if that probability
+    underflowed to 0); cache holds the states, gates and probabilities the backward pass needs.
+    """
+    U, Wy = p["U"], p["Wy"]
+    H = U.shape[1]
+    K = len(inputs)
+    # W x_t + b for all three gates and all K steps at once: a one-hot x_t picks column x_t of W
+    A = p["W"].T[inputs] + p["b"]                                   # (K, 3H)
+    # σ(a) = ½ (1 + tanh(a/2)): the ½ inside goes into [Uz; Ur] and the input terms, once a chunk
+    half_A_zr = 0.5 * A[:, :2 * H]                                  # (K, 2H)
+    half_U_zr = 0.5 * U[:2 * H]                                     # (2H, H)
+    A_h, U_h = A[:, 2 * H:], U[2 * H:]                              # (K, H), (H, H)
+
+    hs = np.empty((K + 1, H))                                       # h_0 .. h_K
+    hs[0] = h0
+    zr = np.empty((K, 2 * H))                                       # [z_t, r_t]
+    z, r = zr[:, :H], zr[:, H:]
+    h_tilde = np.empty((K, H))
+    rh = np.empty((K, H))                                           # r_t ⊙ h_{t-1}
+    dh = np.empty((K, H))                                           # h̃_t − h_{t-1}
+    tanh, add, mul, sub = np.tanh, np.add, np.multiply, np.subtract
+    for h, h_next, g, z_t, r_t, c, rh_t, dh_t, half_a_zr, a_h in zip(
+            hs[:-1], hs[1:], zr, z, r, h_tilde, rh, dh, half_A_zr, A_h):
+        # [z; r] = σ([Uz; Ur] h_{t-1} + [Wz; Wr] x_t + [bz; br])
+        half_U_zr.dot(h, g)
+        add(g, half_a_zr, g)
+        tanh(g, g)
+        mul(g, 0.5, g)
+        add(g, 0.5, g)
+        # h̃ = tanh(Uh (r ⊙ h_{t-1}) + Wh x_t + bh)
+        mul(r_t, h, rh_t)
+        U_h.dot(rh_t, c)
+        add(c, a_h, c)
+        tanh(c, c)
+        # h_t = (1 − z) ⊙ h_{t-1} + z ⊙ h̃ = h_{t-1} + z ⊙ (h̃ − h_{t-1})
+        sub(c, h, dh_t)
+        mul(z_t, dh_t, h_next)
+        add(h_next, h, h_next)
+
+    # readout and softmax for all steps: y_t = Wy h_t + by, p_t = softmax(y_t)
+    y = hs[1:] @ Wy.T + p["by"]                                     # (K, V)
+    y -= y.max(axis=1, keepdims=True)                               # softmax is shift-invariant
+    probs = np.exp(y)
+    probs /= probs.sum(axis=1, keepdims=True)
+    losses = -np.log(probs[np.arange(K), targets])                 # −ln p_t[target_t]
+    cache = dict(inputs=inputs, targets=targets, hs=hs, zr=zr, h_tilde=h_tilde, rh=rh, dh=dh,
+                 probs=probs)
+    return losses, cache
+
+
+def backward(p, cache, grads):
+    """Gradient of L = Σ_t −ln p_t[target_t] for the chunk, written into the views `grads`.
+
+    Truncated BPTT: h_0 came from the previous chunk and counts as a constant here. Returns
+    ∂L/∂h_0, the gradient that truncation drops (it is not sent back to the previous chunk).
+    """
+    U, Wy = p["U"], p["Wy"]
+    H = U.shape[1]
+    V = Wy.shape[0]
+    hs, zr, h_tilde, rh, dh = cache["hs"], cache["zr"], cache["h_tilde"], cache["rh"], cache["dh"]
+    inputs, targets = cache["inputs"], cache["targets"]
+    K = len(inputs)
+    z = zr[:, :H]
+
+    # ∂L/∂y_t = p_t − onehot(target_t): push the right logit up, the others down
+    dy = cache["probs"].copy()
+    dy[np.arange(K), targets] -= 1.0
+    # readout gradients summed over t: ∂L/∂Wy = Σ_t dy_t h_tᵀ, ∂L/∂by = Σ_t dy_t
+    np.dot(dy.T, hs[1:], out=grads["Wy"])
+    grads["by"][...] = dy.sum(axis=0)
+
+    # row t of gd (t = 0..K, like hs) = [∂L/∂h_t, ∂L/∂(r_t ⊙ h_{t-1})]. ∂L/∂h_t starts as the
+    # readout path Wyᵀ dy_t; the loop adds the path through h_{t+1} (the two paths are summed)
+    gd = np.zeros((K + 1, 2 * H))
+    g_h, g_rh = gd[:, :H], gd[:, H:]
+    g_h[1:] = dy @ Wy
+    # per-step factors that do not depend on the recursion, for all t at once:
+    #   ∂h_t/∂a_h = z ⊙ (1 − h̃²)                      (a_h: the pre-activation of h̃)
+    #   ∂h_t/∂a_z = (h̃ − h_{t-1}) ⊙ z(1 − z),   ∂(r ⊙ h_{t-1})/∂a_r = h_{t-1} ⊙ r(1 − r)
+    #   ∂h_t/∂h_{t-1} directly = 1 − z (the carry path),   ∂(r ⊙ h_{t-1})/∂h_{t-1} = r
+    f_h = z * (1.0 - h_tilde * h_tilde)                             # (K, H)
+    f_zr = zr * (1.0 - zr) * np.concatenate([dh, hs[:-1]], axis=1)  # (K, 2H)
+    f_carry = zr.copy()
+    f_carry[:, :H] = 1.0 - z                                        # (K, 2H) = [1 − z, r]
+    U_zrT = np.ascontiguousarray(U[:2 * H].T)                       # (H, 2H)
+    U_hT = np.ascontiguousarray(U[2 * H:].T)                        # (H, H)
+
+    da_zr = np.empty((K, 2 * H))                                    # [∂L/∂a_z, ∂L/∂a_r]
+    da_h = np.empty((K, H))                                         # ∂L/∂a_h
+    both, tmp = np.empty(2 * H), np.empty(H)
+    both_h, both_rh = both[:H], both[H:]
+    mul, add = np.multiply, np.add
+    for row, g, g_rh_t, prev, fh, dah, fzr, dazr, fc in zip(
+            gd[:0:-1], g_h[:0:-1], g_rh[:0:-1], g_h[-2::-1],
+            f_h[::-1], da_h[::-1], f_zr[::-1], da_zr[::-1], f_carry[::-1]):
+        # ∂L/∂a_h = ∂L/∂h_t ⊙ z ⊙ (1 − h̃²);   ∂L/∂(r ⊙ h_{t-1}) = Uhᵀ ∂L/∂a_h
+        mul(g, fh, dah)
+        U_hT.dot(dah, g_rh_t)
+        # [∂L/∂a_z, ∂L/∂a_r] = [∂L/∂h_t ⊙ (h̃ − h_{t-1}) ⊙ z(1−z),  ∂L/∂(r⊙h) ⊙ h_{t-1} ⊙ r(1−r)]
+        mul(row, fzr, dazr)
+        # ∂L/∂h_{t-1} += (1 − z) ⊙ ∂L/∂h_t + r ⊙ ∂L/∂(r⊙h) + [Uz; Ur]ᵀ [∂L/∂a_z; ∂L/∂a_r]
+        mul(row, fc, both)
+        add(prev, both_h, prev)
+        add(prev, both_rh, prev)
+        U_zrT.dot(dazr, tmp)
+        add(prev, tmp, prev)
+
+    # weight gradients as sums over t, one matrix product each:
+    #   ∂L/∂W = Σ_t da_t x_tᵀ (x_t one-hot: da_t is added into column x_t),  ∂L/∂b = Σ_t da_t
+    #   ∂L/∂[Uz; Ur] = Σ_t [da_z; da_r] h_{t-1}ᵀ,   ∂L/∂Uh = Σ_t da_h (r ⊙ h_{t-1})ᵀ
+    x = np.zeros((K, V))
+    x[np.arange(K), inputs] = 1.0
+    np.dot(da_zr.T, x, out=grads["W"][:2 * H])
+    np.dot(da_h.T, x, out=grads["W"][2 * H:])
+    grads["b"][:2 * H] = da_zr.sum(axis=0)
+    grads["b"][2 * H:] = da_h.sum(axis=0)
+    np.dot(da_zr.T, hs[:-1], out=grads["U"][:2 * H])
+    np.dot(da_h.T, rh, out=grads["U"][2 * H:])
+    return g_h[0].copy()
+
+
+def gradient_check(params, inputs, targets, h0=None, eps=1e-5):
+    """Analytic gradient of one chunk's loss L against central differences, entry by entry:
+
+        ∂L/∂θ_i ≈ (L(θ + ε e_i) − L(θ − ε e_i)) / 2ε
+
+    Works on a copy of params. Returns {name: ‖analytic − numeric‖ / (‖analytic‖ + ‖numeric‖)} for
+    every parameter (0 where both are exactly 0) and "all": the same over the whole gradient.
+    A correct backward in float64 gives ~1e-9 or less. The differences carry ~1e-11 of rounding
+    noise, so a parameter whose gradient is itself nearly 0 (norm ~1e-6) can show a larger ratio.
+    """
+    buf, p = pack(params)
+    V, H = p["Wy"].shape
+    inputs = np.asarray(inputs, dtype=np.intp)
+    targets = np.asarray(targets, dtype=np.intp)
+    if inputs.ndim != 1 or inputs.shape != targets.shape or inputs.size == 0:
+        raise ValueError(f"inputs {inputs.shape} and targets {targets.shape} must both be (K,), K ≥ 1")
+    if min(inputs.min(), targets.min()) < 0 or max(inputs.max(), targets.max()) >= V:
+        raise ValueError(f"character indices must lie in [0, {V})")
+    h0 = np.zeros(H) if h0 is None else np.asarray(h0, dtype=np.float64)
+    if h0.shape != (H,):
+        raise ValueError(f"h0 has shape {h0.shape}, expected ({H},)")
+    analytic = np.empty_like(buf)
+    backward(p, forward(p, inputs, targets, h0)[1], views(analytic, V, H))
+    numeric = np.empty_like(buf)
+    for i in range(buf.size):
+        old = buf[i]
+        buf[i] = old + eps
+        plus = forward(p, inputs, targets, h0)[0].sum()
+        buf[i] = old - eps
+        minus = forward(p, inputs, targets, h0)[0].sum()
+        buf[i] = old
+        numeric[i] = (plus - minus) / (2 * eps)
+    a, b = views(analytic, V, H), views(numeric, V, H)
+    a["all"], b["all"] = analytic, numeric
+    errors = {}
+    for name in NAMES + ("all",):
+        scale = np.sqrt((a[name] ** 2).sum()) + np.sqrt((b[name] ** 2).sum())
+        diff = np.sqrt(((a[name] - b[name]) ** 2).sum())
+        errors[name] = float(diff / scale) if scale > 0 else 0.0
+    return errors
+
+
+def step_readout(p, x, h):
+    """One step with the readout, for sampling: returns (h_t, y_t) for input index x."""
+    H = p["U"].shape[1]
+    a = p["W"][:, x] + p["b"]
+    g = 0.5 * (1.0 + np.tanh(0.5 * (a[:2 * H] + p["U"][:2 * H] @ h)))      # σ
+    z, r = g[:H], g[H:]
+    h_tilde = np.tanh(a[2 * H:] + p["Uh"] @ (r * h))
+    h = h + z * (h_tilde - h)
+    return h, p["Wy"] @ h + p["by"]
