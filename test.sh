@@ -7,6 +7,7 @@ cd "$(dirname "$0")"
 scripts/setup.sh --tests
 
 echo "== the core on numpy 2.0.2"
+.venv-np202/bin/python -c "import numpy; assert numpy.__version__ == '2.0.2', numpy.__version__"
 .venv-np202/bin/python -m pytest tests/core -q -p no:cacheprovider
 
 echo "== building the static site"
