@@ -1,0 +1,107 @@
+"""The lab: a table of contents and one chapter area that swaps chapters in place.
+
+Each chapter's Viewer is built the first time it is visited and kept, so chapter 7's model and
+its training state survive a visit elsewhere. The current chapter is mirrored in the URL query
+(`?chapter=4`), so a deep link opens a chapter and the back button of the page stays meaningful.
+"""
+import urllib.parse
+from functools import partial
+
+import panel as pn
+import param
+
+import content
+
+TOC_CSS = """
+:host { width: 100%; }
+.bk-btn { text-align: left !important; white-space: normal; justify-content: flex-start; }
+"""
+
+
+def _viewer_for(chapter_id):
+    """A new Viewer for one chapter (imports are lazy: a chapter costs nothing until visited)."""
+    if chapter_id == "1":
+        from app.ch1 import ElmanChapter
+        return ElmanChapter()
+    if chapter_id == "4":
+        from app.ch4 import GRUChapter
+        return GRUChapter()
+    if chapter_id == "7":
+        from app.ch7 import LiveLabChapter
+        return LiveLabChapter()
+    from app.stub import ProseChapter
+    return ProseChapter(chapter_id=chapter_id)
+
+
+def _nav_label(chapter_id):
+    prefix = f"{chapter_id}. " if chapter_id.isdigit() else ""
+    return prefix + content.title(chapter_id)
+
+
+class Lab(pn.viewable.Viewer):
+    """Table of contents + the current chapter; one Lab per session."""
+
+    chapter = param.Selector(default="0", objects=content.chapter_ids(), doc="""
+        The chapter shown (ids "0".."9", "memory", "extrapolation"); synced to ?chapter=.""")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._views = {}
+        self._nav = {}
+        for cid in content.chapter_ids():
+            button = pn.widgets.Button(label=_nav_label(cid), css_classes=["gl-nav", f"gl-nav-{cid}"],
+                                       color="light", stylesheets=[TOC_CSS],
+                                       sizing_mode="stretch_width", margin=(1, 12, 1, 4))
+            button.on_click(partial(self._go, cid))
+            self._nav[cid] = button
+        toc = pn.Column(
+            pn.pane.HTML("<b>Recurrent networks</b><br><span style='color:#57606a'>an interactive lab</span>",
+                         margin=(10, 10, 6, 10)),
+            *self._nav.values(), width=250, css_classes=["gl-toc"],
+            styles={"background": "#f6f8fa", "border-right": "1px solid #d0d7de", "height": "100vh",
+                    "position": "sticky", "top": "0", "overflow-y": "auto"})
+        self._main = pn.Column(sizing_mode="stretch_width", margin=(0, 24), css_classes=["gl-main"])
+        self._layout = pn.Row(toc, self._main, sizing_mode="stretch_width")
+        self._location = pn.state.location if pn.state.curdoc is not None else None
+        if self._location is not None:
+            self._location.param.watch(self._from_url, "search")
+            self._from_url()
+        self._show()
+
+    # ------------------------------------------------------------ navigation
+    def _go(self, chapter_id, event=None):
+        self.chapter = chapter_id
+
+    def view(self, chapter_id):
+        """The (cached) Viewer of a chapter, built on first use."""
+        if chapter_id not in self._views:
+            self._views[chapter_id] = _viewer_for(chapter_id)
+        return self._views[chapter_id]
+
+    @param.depends("chapter", watch=True)
+    def _show(self):
+        for cid, view in self._views.items():
+            if cid != self.chapter and hasattr(view, "leave"):
+                view.leave()
+        for cid, button in self._nav.items():
+            button.color = "primary" if cid == self.chapter else "light"
+        self._main.objects = [self.view(self.chapter)]
+        self._to_url()
+
+    # ------------------------------------------------------------ URL query
+    def _from_url(self, event=None):
+        query = urllib.parse.parse_qs((self._location.search or "").lstrip("?"))
+        wanted = query.get("chapter", [None])[0]
+        if wanted in self.param.chapter.objects and wanted != self.chapter:
+            self.chapter = wanted
+
+    def _to_url(self):
+        if self._location is None:
+            return
+        query = urllib.parse.parse_qs((self._location.search or "").lstrip("?"))
+        if query.get("chapter", [None])[0] != self.chapter:
+            query["chapter"] = [self.chapter]
+            self._location.search = "?" + urllib.parse.urlencode(query, doseq=True)
+
+    def __panel__(self):
+        return self._layout

@@ -1,0 +1,21 @@
+"""The lab's entry point: `panel serve app/` (from the repo root) serves it at /app, and
+`panel convert app/main.py --to pyodide-worker` turns the same file into the static site.
+
+Every session runs this file afresh, so every visitor gets their own Lab, models and RNGs.
+"""
+import sys
+from pathlib import Path
+
+try:
+    import app.lab  # noqa: F401  (the project is normally pip-installed)
+except ImportError:  # a plain checkout: the repo root holds the packages app, content, gleam
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import panel as pn
+
+# MathJax must be named here: Panel only looks at top-level roots when deciding to load it.
+pn.extension("mathjax", sizing_mode="stretch_width")
+
+from app.lab import Lab  # noqa: E402
+
+Lab().servable(title="Recurrent networks — a lab")
