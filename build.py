@@ -1,0 +1,173 @@
+#!/usr/bin/env python
+"""Build site/: the lab as a static, self-contained Pyodide site (no server code, no CDN).
+
+    python build.py                  # build site/ (first run fetches into build-cache/)
+    python build.py --serve --open   # build if needed, serve on 127.0.0.1:8000, open a browser
+    python build.py --serve --no-build --port 8001
+
+Stages: Pyodide core (npm) -> compiled wheels (checked against the official lock) ->
+pure wheels (PyPI, pinned by hash; markupsafe/pyyaml built pure from sdists; Panel and
+Bokeh slimmed) -> the project's wheel -> the site's pyodide-lock.json -> panel convert and
+rewrites -> verification (no external fetch, every reference local, lock hashes).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from buildtools import pins
+from buildtools.convert import PYODIDE_DIR, convert
+from buildtools.fetch import (
+    BuildError, build_project_wheel, build_sdist_wheel, extract_compiled, fetch_compiled_source,
+    fetch_pyodide_core, pip_download,
+)
+from buildtools.lock import build_lock, resolve_closure
+from buildtools.serve import serve
+from buildtools.verify import site_summary, verify_site
+from buildtools.wheels import read_wheel, slim_wheel
+
+REPO = Path(__file__).resolve().parent
+STAMP_INPUTS = ("app", "content", "gleam", "pyproject.toml", "build.py", "buildtools")
+
+
+class Stages:
+    """Prints one line per stage with its duration."""
+
+    def __init__(self):
+        self.t0 = time.perf_counter()
+
+    def __call__(self, label: str):
+        class _Stage:
+            def __enter__(self):
+                self.t = time.perf_counter()
+                print(f"[build] {label} ...", flush=True)
+
+            def __exit__(self, *exc):
+                if exc[0] is None:
+                    print(f"[build]   done in {time.perf_counter() - self.t:.1f} s", flush=True)
+        return _Stage()
+
+    def total(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def build(app: Path, site: Path, cache: Path) -> None:
+    stage = Stages()
+    cache.mkdir(parents=True, exist_ok=True)
+    new = cache / "site.new"  # staged here, swapped in only once verified
+    shutil.rmtree(new, ignore_errors=True)
+    pyo = new / PYODIDE_DIR
+    pyo.mkdir(parents=True)
+
+    with stage(f"1/7 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
+        core = fetch_pyodide_core(cache)
+        for f in pins.PYODIDE_CORE_FILES:
+            shutil.copy2(core / f, pyo / f)
+        official = json.loads((core / "pyodide-lock.json").read_text())
+
+    with stage(f"2/7 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
+               "checked against the official lock"):
+        source = fetch_compiled_source(cache)
+        compiled = extract_compiled(source, official["packages"], list(pins.COMPILED_PACKAGES),
+                                    cache / "compiled")
+        for path in compiled.values():
+            shutil.copy2(path, pyo / path.name)
+
+    with stage(f"3/7 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
+               "from sdists, Panel and Bokeh slimmed"):
+        pure = []
+        for spec, sha in pins.PURE_WHEELS.items():
+            whl = pip_download(spec, cache / "pypi", sha)
+            if spec.split("==")[0] in ("panel", "bokeh"):
+                whl = slim_wheel(whl, cache / "slim")
+            pure.append(whl)
+        for spec, sha in pins.SDIST_WHEELS.items():
+            pure.append(build_sdist_wheel(spec, sha, cache))
+
+    with stage(f"4/7 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
+        project = build_project_wheel(REPO, cache / "project")
+        pure.append(project)
+        for whl in pure:
+            shutil.copy2(whl, pyo / whl.name)
+
+    with stage("5/7 pyodide-lock.json for exactly the shipped packages"):
+        infos = [read_wheel(pyo / w.name) for w in pure]
+        lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos)
+        (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+        loaded = resolve_closure(lock, list(pins.WORKER_INSTALLS) + ["micropip"])
+        unused = sorted(set(lock["packages"]) - loaded)
+        if unused:
+            raise BuildError(f"lock entries nothing installs: {unused}")
+        print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
+
+    with stage(f"6/7 panel convert {app} --to pyodide-worker, rewrite to local URLs"):
+        result = convert(app, REPO, new, set(lock["packages"]))
+
+    with stage("7/7 verify: no external fetch, local references, lock hashes"):
+        notes = verify_site(new, result["worker"], f"{PYODIDE_DIR}/pyodide-lock.json")
+        for n in notes:
+            print(f"[build]   {n}")
+
+    shutil.rmtree(site, ignore_errors=True)
+    new.rename(site)
+    total, count, sizes = site_summary(site)
+    print(f"[build] {site.name}/: {count} files, {total / 1e6:.1f} MB; largest: "
+          + ", ".join(f"{Path(n).name} {s / 1e6:.1f} MB" for s, n in sizes[:4]))
+    print(f"[build] built {site} in {stage.total():.1f} s")
+
+
+def input_stamp(app: Path) -> str:
+    """A fingerprint of everything the site is built from (paths, sizes, mtimes)."""
+    h = hashlib.sha256(str(app.resolve()).encode())
+    paths = [app]
+    for item in STAMP_INPUTS:
+        p = REPO / item
+        paths += sorted(p.rglob("*")) if p.is_dir() else [p]
+    for p in paths:
+        if p.is_file() and "__pycache__" not in p.parts:
+            st = p.stat()
+            h.update(f"{p}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--app", type=Path, default=REPO / "app" / "main.py", help="Panel app to convert")
+    ap.add_argument("--site", type=Path, default=REPO / "site", help="output folder")
+    ap.add_argument("--cache", type=Path, default=REPO / "build-cache", help="download/build cache")
+    ap.add_argument("--serve", action="store_true", help="serve the site on 127.0.0.1 after building")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--no-build", action="store_true", help="with --serve: serve what is there")
+    ap.add_argument("--open", action="store_true", help="with --serve: open a browser if there is one")
+    ap.add_argument("--force", action="store_true", help="with --serve: rebuild even if up to date")
+    args = ap.parse_args(argv)
+    app, site = args.app.resolve(), args.site.resolve()
+    stamp_file = args.cache / "site-stamp.json"
+    try:
+        if not args.no_build:
+            stamp = input_stamp(app)
+            fresh = (args.serve and not args.force and (site / "index.html").exists()
+                     and stamp_file.exists() and json.loads(stamp_file.read_text()).get("stamp") == stamp)
+            if fresh:
+                print("[build] site/ is up to date with its inputs; not rebuilding (--force to rebuild)")
+            else:
+                build(app, site, args.cache.resolve())
+                stamp_file.write_text(json.dumps({"stamp": stamp, "app": str(app)}))
+    except BuildError as e:
+        print(f"[build] FAILED: {e}", file=sys.stderr)
+        return 1
+    if args.serve:
+        if not (site / "index.html").exists():
+            print(f"[build] nothing to serve: {site}/index.html is missing", file=sys.stderr)
+            return 1
+        serve(site, args.port, open_browser=args.open)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

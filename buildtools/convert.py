@@ -1,0 +1,182 @@
+"""`panel convert --to pyodide-worker`, then point everything it wrote at the site itself.
+
+With PANEL_CDN_ROOT=./panel-cdn/ Panel writes its own JS/CSS URLs relative; what is left:
+BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the Panel/Bokeh wheel URLs in the
+worker's install list, loadPyodide()'s arguments, and the jsnull shim Panel 1.9.4 needs
+on Pyodide 0.27. Each rewrite must match exactly once: a Panel upgrade that changes its
+templates stops the build instead of leaving an external URL behind.
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import pins
+from .fetch import BuildError
+
+PANEL_CDN_ROOT = "./panel-cdn/"
+PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels
+BOKEH_DIR = "bokeh"
+
+BOKEH_CDN_RE = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-(\d+\.\d+\.\d+)\.min\.js")
+
+
+def run_panel_convert(app: Path, repo: Path, out: Path) -> tuple[str, str, str]:
+    """Return (html, worker_js, app_name) as panel convert wrote them."""
+    out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PANEL_CDN_ROOT=PANEL_CDN_ROOT)
+    env["PYTHONPATH"] = os.pathsep.join([str(repo)] + [p for p in [env.get("PYTHONPATH")] if p])
+    panel = Path(sys.executable).with_name("panel")
+    cmd = [str(panel), "convert", str(app), "--to", "pyodide-worker", "--out", str(out),
+           "--requirements", pins.PROJECT_NAME]
+    proc = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True)
+    name = app.stem
+    html, js = out / f"{name}.html", out / f"{name}.js"
+    if proc.returncode != 0 or not html.exists() or not js.exists():
+        raise BuildError(f"panel convert failed for {app}:\n{proc.stdout}\n{proc.stderr}")
+    return html.read_text(encoding="utf-8"), js.read_text(encoding="utf-8"), name
+
+
+def _sub_once(pattern: str, repl, text: str, what: str, flags: int = 0) -> str:
+    new, n = re.subn(pattern, repl, text, count=0, flags=flags)
+    if n != 1:
+        raise BuildError(f"rewriting {what}: expected exactly one match of {pattern!r}, found {n}")
+    return new
+
+
+def rewrite_html(html: str) -> tuple[str, list[str]]:
+    """BokehJS URLs -> ./bokeh/...; returns (html, bokeh bundle file names the page loads).
+
+    BokehJS falls back to fetching MathJax from jsDelivr when its MathJax bundle is not
+    on the page, so the bundle is always added (after the other Bokeh bundles).
+    """
+    bundles = []
+
+    def local(m: re.Match) -> str:
+        fname = f"{m.group(1)}-{m.group(2)}.min.js"
+        bundles.append(fname)
+        return f"./{BOKEH_DIR}/{fname}"
+
+    html = BOKEH_CDN_RE.sub(local, html)
+    if not bundles:
+        raise BuildError("the converted page loads no BokehJS from cdn.bokeh.org: Panel's template changed?")
+    version = bundles[0].rsplit("-", 1)[1][: -len(".min.js")]
+    mathjax = f"bokeh-mathjax-{version}.min.js"
+    if mathjax not in bundles:
+        last = f"./{BOKEH_DIR}/{bundles[-1]}"
+        tag = re.search(r'<script[^>]*src="' + re.escape(last) + r'"[^>]*></script>', html)
+        if tag is None:
+            raise BuildError("cannot find the last BokehJS <script> tag to add the MathJax bundle after")
+        html = (html[: tag.end()] + f'\n<script type="text/javascript" src="./{BOKEH_DIR}/{mathjax}"></script>'
+                + html[tag.end():])
+        bundles.append(mathjax)
+    return html, bundles
+
+
+JSNULL_SHIM = '''
+  // Panel 1.9.4 expects Pyodide 0.29's pyodide.ffi.jsnull; on 0.27 JS null already
+  // converts to None. Without this every widget change fails with an AttributeError.
+  self.pyodide.runPython(`
+import pyodide.ffi
+if not hasattr(pyodide.ffi, "jsnull"):
+    pyodide.ffi.jsnull = None
+`);'''
+
+
+def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
+    js = _sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
+                   f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
+    load = (
+        "self.pyodide = await loadPyodide({\n"
+        f'    indexURL: new URL("./{PYODIDE_DIR}/", self.location.href).href,\n'
+        f'    env: {{HOME: "/home/pyodide", PANEL_CDN_ROOT: "{PANEL_CDN_ROOT}"}},\n'
+        "  });" + JSNULL_SHIM
+    )
+    js = _sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
+
+    def install_list(m: re.Match) -> str:
+        try:
+            items = ast.literal_eval("[" + m.group(1) + "]")
+        except (ValueError, SyntaxError) as e:
+            raise BuildError(f"cannot parse the worker's micropip.install list: {m.group(1)!r}") from e
+        names = []
+        for item in items:
+            base = item.rsplit("/", 1)[-1]
+            if base.endswith(".whl"):  # the Panel/Bokeh wheel URLs: plain names from the lock
+                item = base.split("-")[0].lower()
+            names.append(item)
+        for n in installs:
+            if n not in names:
+                names.append(n)
+        unknown = [n for n in names if n not in lock_keys]
+        if unknown:
+            raise BuildError(f"the worker would ask a package index for {unknown}: not in the site's lock")
+        return "micropip.install([" + ", ".join(repr(n) for n in names) + "])"
+
+    js = _sub_once(r"micropip\.install\(\[(.*?)\]\)", install_list, js, "micropip.install([...])")
+    # Surface install failures as console errors (Panel's template only logs them).
+    js = _sub_once(r"(micropip\.install\(.*?\}\s*catch\s*\(e\)\s*\{\s*)console\.log\(e\)",
+                   lambda m: m.group(1) + "console.error(e)", js, "install error handler", flags=re.S)
+    return js
+
+
+def copy_bokeh_js(bundles: list[str], site: Path) -> None:
+    import bokeh
+    static = Path(bokeh.__file__).parent / "server" / "static" / "js"
+    dest = site / BOKEH_DIR
+    dest.mkdir(parents=True, exist_ok=True)
+    for fname in bundles:
+        stem, version = fname[: -len(".min.js")].rsplit("-", 1)
+        if version != bokeh.__version__:
+            raise BuildError(f"the page wants BokehJS {version} but bokeh {bokeh.__version__} is installed")
+        shutil.copy2(static / f"{stem}.min.js", dest / fname)
+
+
+# Panel's dist files the page always needs, relative to panel/dist/.
+PANEL_BASE = ("panel.min.js", "css", "assets", "bundled/reactiveesm")
+PANEL_REF_RE = re.compile(r"\./panel-cdn/(\d+\.\d+\.\d+[^/]*)/dist/([^\"'\s)?#<>]+)")
+
+
+def copy_panel_dist(html: str, site: Path) -> list[str]:
+    """Copy Panel's JS/CSS into site/panel-cdn/<version>/dist/: a base set + whatever the page names."""
+    import panel
+    from panel.io.resources import JS_VERSION
+    dist = Path(panel.__file__).parent / "dist"
+    dest = site / "panel-cdn" / JS_VERSION / "dist"
+    wanted = set(PANEL_BASE)
+    for m in PANEL_REF_RE.finditer(html):
+        if m.group(1) != JS_VERSION:
+            raise BuildError(f"the page references Panel dist {m.group(1)}, installed is {JS_VERSION}")
+        wanted.add(m.group(2))
+    missing = []
+    for rel in sorted(wanted):
+        src = dist / rel
+        if src.is_dir():
+            shutil.copytree(src, dest / rel, dirs_exist_ok=True)
+        elif src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+        else:
+            missing.append(rel)
+    if missing:
+        raise BuildError(f"the page references Panel files that panel/dist does not have: {missing}")
+    shutil.copy2(dist / "images" / "favicon.ico", site / "favicon.ico")
+    return sorted(wanted)
+
+
+def convert(app: Path, repo: Path, site: Path, lock_keys: set[str]) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        html, js, name = run_panel_convert(app, repo, Path(tmp))
+    html, bundles = rewrite_html(html)
+    js = rewrite_worker(js, lock_keys)
+    (site / "index.html").write_text(html, encoding="utf-8")
+    (site / f"{name}.js").write_text(js, encoding="utf-8")
+    copy_bokeh_js(bundles, site)
+    panel_files = copy_panel_dist(html, site)
+    return {"worker": f"{name}.js", "bokeh": bundles, "panel": panel_files}

@@ -1,0 +1,104 @@
+"""Serve site/ on 127.0.0.1 with the MIME types and cache headers a Pyodide site needs.
+
+Cache policy: the entry page, the worker script, the lock and the project's own wheel
+change with every build under the same name, so they are `no-cache` (revalidated every
+visit). Everything else whose path carries a version (pyodide/0.27.7/..., panel-cdn/1.9.4/...,
+bokeh-3.9.2.min.js, numpy-2.0.2-...whl) never changes under that name: `immutable`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import webbrowser
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from . import pins
+
+MIME = {
+    ".wasm": "application/wasm",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".json": "application/json",
+    ".whl": "application/octet-stream",
+    ".zip": "application/zip",
+    ".css": "text/css",
+    ".html": "text/html; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".ico": "image/x-icon",
+    ".map": "application/json",
+    ".woff2": "font/woff2",
+}
+NO_CACHE = "no-cache"
+IMMUTABLE = "public, max-age=31536000, immutable"
+VERSIONED = re.compile(r"(^|[/-])v?\d+\.\d+\.\d+")
+
+
+def cache_control(rel: str) -> str:
+    """The Cache-Control value for a site-relative path (no leading slash)."""
+    name = rel.rsplit("/", 1)[-1]
+    if (rel == "" or name.endswith(".html") or name == "pyodide-lock.json"
+            or name.startswith(f"{pins.PROJECT_NAME}-") or "/" not in rel):
+        # the page, the worker script at the top level, the lock, the project's wheel
+        return NO_CACHE
+    return IMMUTABLE if VERSIONED.search(rel) else NO_CACHE
+
+
+class SiteHandler(SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: a cold load makes ~50 requests
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME}
+
+    def end_headers(self):
+        rel = self.path.split("?", 1)[0].split("#", 1)[0].lstrip("/")
+        if rel.endswith("/"):
+            rel += "index.html"
+        self.send_header("Cache-Control", cache_control(rel))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # quieter: only errors
+        if len(args) >= 2 and str(args[1]).startswith(("4", "5")):
+            super().log_message(format, *args)
+
+
+class SiteServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_server(site: Path, port: int, host: str = "127.0.0.1") -> SiteServer:
+    return SiteServer((host, port), partial(SiteHandler, directory=str(site)))
+
+
+def open_later(url: str) -> None:
+    """Open url in a graphical browser, if this machine has one, once the server runs.
+
+    Without a display only text browsers could be found, which would take over the
+    terminal the server logs to: then just print the URL.
+    """
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        print("No display, so no browser to open: visit the URL above.", flush=True)
+        return
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        print("No browser found to open: visit the URL above.", flush=True)
+        return
+    threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+
+
+def serve(site: Path, port: int, open_browser: bool = False) -> None:
+    server = make_server(site, port)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    print(f"Serving {site} at {url} (Ctrl+C to stop)", flush=True)
+    if open_browser:
+        open_later(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

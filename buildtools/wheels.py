@@ -1,0 +1,147 @@
+"""Read what a wheel declares, and slim Panel's and Bokeh's wheels for the browser.
+
+The PyPI wheels of Panel (30 MB) and Bokeh (6 MB) carry every JavaScript bundle they
+can serve. In the worker only the Python is used; the page gets the JS/CSS from the
+site's own copies. Slimming them the way Panel slims its own Pyodide wheels (Bokeh:
+drop .js/.d.ts/.tsbuildinfo/bokeh.json outside bokeh/core/_templates) cuts ~30 MB of
+download and of unpacking inside the worker.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import zipfile
+from dataclasses import dataclass, field
+from email.parser import Parser
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+# The environment of Pyodide 0.27.7 in a browser, for evaluating dependency markers.
+PYODIDE_MARKER_ENV = {
+    "implementation_name": "cpython",
+    "implementation_version": "3.12.7",
+    "os_name": "posix",
+    "platform_machine": "wasm32",
+    "platform_python_implementation": "CPython",
+    "platform_release": "3.1.58",
+    "platform_system": "Emscripten",
+    "platform_version": "#1",
+    "python_full_version": "3.12.7",
+    "python_version": "3.12",
+    "sys_platform": "emscripten",
+    "extra": "",
+}
+
+
+@dataclass
+class WheelInfo:
+    path: Path
+    name: str  # as the METADATA spells it
+    version: str
+    requires: list[str] = field(default_factory=list)  # canonical names needed at runtime
+    imports: list[str] = field(default_factory=list)  # top-level importable names
+
+    @property
+    def key(self) -> str:
+        return canonicalize_name(self.name)
+
+
+def read_wheel(path: Path) -> WheelInfo:
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        meta_name = next(n for n in names if n.count("/") == 1 and n.endswith(".dist-info/METADATA"))
+        meta = Parser().parsestr(z.read(meta_name).decode("utf-8"))
+        top_level = None
+        tl_name = meta_name.replace("METADATA", "top_level.txt")
+        if tl_name in names:
+            top_level = [t.strip() for t in z.read(tl_name).decode().splitlines() if t.strip()]
+    requires = []
+    for raw in meta.get_all("Requires-Dist") or []:
+        req = Requirement(raw)
+        if req.marker is not None and not req.marker.evaluate(PYODIDE_MARKER_ENV):
+            continue
+        requires.append(canonicalize_name(req.name))
+    imports = _top_level_imports(names) if not top_level else top_level
+    imports = sorted({i for i in imports if i.isidentifier() and not i.startswith("_")} or set(imports))
+    return WheelInfo(path, meta["Name"], meta["Version"], sorted(set(requires)), imports)
+
+
+def _top_level_imports(names: list[str]) -> list[str]:
+    tops = set()
+    for n in names:
+        first = n.split("/")[0]
+        if first.endswith((".dist-info", ".data")):
+            continue
+        if "/" in n:
+            tops.add(first)
+        elif n.endswith(".py"):
+            tops.add(n[:-3])
+    return sorted(tops)
+
+
+# -- slimming -----------------------------------------------------------------------------
+
+def _panel_rule(name: str) -> str:
+    """keep / drop / empty for one file of the Panel wheel.
+
+    Under panel/dist, Panel's Python only ever asks whether a bundled file *exists*
+    (to choose a local URL over a CDN one) and reads css/ and assets/: so every other
+    file there stays as an empty placeholder, keeping those answers the same.
+    """
+    if name.startswith("panel/tests/"):
+        return "drop"
+    if name.startswith("panel/dist/"):
+        if name.startswith(("panel/dist/css/", "panel/dist/assets/")):
+            return "keep"
+        return "empty"
+    return "keep"
+
+
+def _bokeh_rule(name: str) -> str:
+    """Panel's own recipe for the Bokeh wheel it ships to Pyodide."""
+    if name.startswith("bokeh/core/_templates"):
+        return "keep"
+    if name.endswith(("bokeh.json", ".js", ".d.ts", ".tsbuildinfo")):
+        return "drop"
+    return "keep"
+
+
+SLIM_RULES = {"panel": _panel_rule, "bokeh": _bokeh_rule}
+
+
+def slim_wheel(src: Path, dest_dir: Path) -> Path:
+    """Write a slimmed copy of src (same file name) into dest_dir; RECORD is rewritten."""
+    rule = SLIM_RULES[canonicalize_name(src.name.split("-")[0])]
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    dest = dest_dir / src.name
+    if dest.exists() and dest.stat().st_mtime >= src.stat().st_mtime:
+        return dest
+    tmp = dest.with_suffix(".tmp")
+    records = []
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
+        record_name = None
+        for item in zin.infolist():
+            if item.filename.endswith(".dist-info/RECORD"):
+                record_name = item
+                continue
+            action = rule(item.filename)
+            if action == "drop":
+                continue
+            data = b"" if action == "empty" else zin.read(item)
+            info = zipfile.ZipInfo(item.filename, date_time=item.date_time)
+            info.external_attr = item.external_attr
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zout.writestr(info, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            records.append(f"{item.filename},sha256={digest},{len(data)}")
+        if record_name is None:
+            raise ValueError(f"{src.name} has no RECORD")
+        records.append(f"{record_name.filename},,")
+        info = zipfile.ZipInfo(record_name.filename, date_time=record_name.date_time)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        zout.writestr(info, "\n".join(records) + "\n")
+    tmp.replace(dest)
+    return dest
+

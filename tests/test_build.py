@@ -1,0 +1,257 @@
+"""Fast checks of build.py's pieces, without a browser.
+
+The lock entries it writes, its refusal of a file whose hash is wrong, its rewriting of
+what `panel convert` writes (nothing external left), the URL scanner itself, and the cache
+headers of `build.py --serve`. The full build is exercised by test.sh and the browser tests;
+when site/ exists, its lock and URLs are checked here too.
+"""
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from buildtools import pins
+from buildtools.convert import PYODIDE_DIR, rewrite_html, rewrite_worker, run_panel_convert
+from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
+from buildtools.lock import build_lock, verify_lock
+from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control
+from buildtools.verify import check_documents, scan_site, scan_text
+from buildtools.wheels import read_wheel, slim_wheel
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "site"
+
+
+def make_wheel(folder: Path, name: str, version: str, requires=(), files=None) -> Path:
+    """A minimal wheel with METADATA and RECORD."""
+    dist = f"{name.replace('-', '_')}-{version}"
+    path = folder / f"{dist}-py3-none-any.whl"
+    files = files if files is not None else {f"{name.replace('-', '_')}/__init__.py": "x = 1\n"}
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    meta += "".join(f"Requires-Dist: {r}\n" for r in requires)
+    with zipfile.ZipFile(path, "w") as z:
+        for fname, text in files.items():
+            z.writestr(fname, text)
+        z.writestr(f"{dist}.dist-info/METADATA", meta)
+        z.writestr(f"{dist}.dist-info/RECORD", "")
+    return path
+
+
+OFFICIAL = {
+    "info": {"version": pins.PYODIDE_VERSION, "python": "3.12.7"},
+    "packages": {
+        "numpy": {"name": "numpy", "version": "2.0.2", "file_name": "numpy-2.0.2-cp312-cp312-x.whl",
+                  "sha256": "0" * 64, "depends": [], "imports": ["numpy"], "install_dir": "site",
+                  "package_type": "package", "unvendored_tests": True},
+        "pandas": {"name": "pandas", "version": "2.2.3", "file_name": "pandas.whl", "sha256": "1" * 64,
+                   "depends": ["numpy"], "imports": ["pandas"], "install_dir": "site",
+                   "package_type": "package", "unvendored_tests": True},
+    },
+}
+
+
+# ---------------------------------------------------------------- lock entries
+
+def test_lock_entry_of_a_pure_wheel_has_every_field_and_drops_left_out_deps(tmp_path):
+    whl = make_wheel(tmp_path, "demo-pkg", "1.2.3",
+                     requires=["numpy>=1", "pandas>=1", "tornado; sys_platform != 'emscripten'",
+                               "pytest; extra == 'test'"])
+    lock = build_lock(OFFICIAL, ["numpy"], [read_wheel(whl)])
+    entry = lock["packages"]["demo-pkg"]
+    assert entry == {
+        "name": "demo-pkg", "version": "1.2.3", "file_name": whl.name, "install_dir": "site",
+        "sha256": hashlib.sha256(whl.read_bytes()).hexdigest(), "package_type": "package",
+        "imports": ["demo_pkg"], "depends": ["numpy"], "unvendored_tests": False,
+    }
+    assert "pandas" not in lock["packages"]  # official entries the site does not ship stay out
+    assert lock["packages"]["numpy"] == OFFICIAL["packages"]["numpy"]
+    assert lock["info"] == OFFICIAL["info"]
+
+
+def test_lock_refuses_a_dependency_the_site_does_not_ship(tmp_path):
+    whl = make_wheel(tmp_path, "needy", "1.0", requires=["not-shipped-anywhere"])
+    with pytest.raises(BuildError, match="not-shipped-anywhere"):
+        build_lock(OFFICIAL, ["numpy"], [read_wheel(whl)])
+
+
+def test_verify_lock_finds_missing_and_tampered_files(tmp_path):
+    whl = make_wheel(tmp_path, "demo", "1.0")
+    lock = build_lock({"info": {}, "packages": {}}, [], [read_wheel(whl)])
+    (tmp_path / "pyodide-lock.json").write_text(json.dumps(lock))
+    assert verify_lock(tmp_path / "pyodide-lock.json") == []
+    whl.write_bytes(whl.read_bytes() + b"tampered")
+    assert any("does not match its sha256" in p for p in verify_lock(tmp_path / "pyodide-lock.json"))
+    whl.unlink()
+    assert any("missing" in p for p in verify_lock(tmp_path / "pyodide-lock.json"))
+
+
+def test_pins_leave_pandas_pillow_contourpy_out():
+    for name in ("pandas", "pillow", "contourpy"):
+        assert name in pins.DROPPED
+        assert name not in pins.COMPILED_PACKAGES
+        assert not any(spec.split("==")[0] == name for spec in pins.PURE_WHEELS)
+
+
+# ---------------------------------------------------------------- hash refusal
+
+def test_a_tampered_compiled_wheel_is_refused(tmp_path):
+    good = b"official bytes"
+    entry = {"file_name": "numpy-2.0.2-cp312-cp312-x.whl", "sha256": hashlib.sha256(good).hexdigest()}
+    source = tmp_path / "source.whl"
+    with zipfile.ZipFile(source, "w") as z:
+        z.writestr(pins.COMPILED_PREFIX + entry["file_name"], good + b"!")
+    with pytest.raises(BuildError, match="does not match the official pyodide-lock.json"):
+        extract_compiled(source, {"numpy": entry}, ["numpy"], tmp_path / "out")
+
+    f = tmp_path / "ok.whl"
+    f.write_bytes(good)
+    verify_official(f, entry)  # the untampered file passes
+
+
+def test_a_pinned_download_with_another_hash_is_refused(tmp_path):
+    f = tmp_path / "panel-1.9.4-py3-none-any.whl"
+    f.write_bytes(b"not the real panel")
+    with pytest.raises(BuildError, match="sha256 mismatch"):
+        check_sha256(f, pins.PURE_WHEELS["panel==1.9.4"], "panel==1.9.4")
+
+
+# ---------------------------------------------------------------- slimming
+
+def test_slimmed_panel_keeps_python_and_placeholders(tmp_path):
+    whl = make_wheel(tmp_path, "panel", "1.9.4", files={
+        "panel/__init__.py": "x = 1\n",
+        "panel/dist/bundled/big/lib.min.js": "a" * 10000,
+        "panel/dist/css/markdown.css": "p {}",
+        "panel/tests/test_x.py": "",
+    })
+    slim = slim_wheel(whl, tmp_path / "slim")
+    with zipfile.ZipFile(slim) as z:
+        names = z.namelist()
+        assert z.read("panel/dist/bundled/big/lib.min.js") == b""  # exists (Panel checks), empty
+        assert z.read("panel/dist/css/markdown.css") == b"p {}"
+        assert "panel/tests/test_x.py" not in names
+        record = z.read("panel-1.9.4.dist-info/RECORD").decode()
+    assert "panel/__init__.py,sha256=" in record and "panel/tests" not in record
+
+
+# ---------------------------------------------------------------- URL rewriting
+
+TOY_APP = '''
+import panel as pn
+pn.extension("mathjax")
+pn.Column(pn.pane.Markdown("$$x^2$$"), pn.widgets.FloatSlider(name="k")).servable()
+'''
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    """What `panel convert` writes for a small app (the same command build.py runs)."""
+    tmp = tmp_path_factory.mktemp("convert")
+    app = tmp / "toy.py"
+    app.write_text(TOY_APP)
+    return run_panel_convert(app, ROOT, tmp / "out")
+
+
+LOCK_KEYS = {"bokeh", "panel", "pyodide-http", "gleam", "numpy", "micropip"}
+
+
+def test_rewritten_page_and_worker_fetch_nothing_external(converted):
+    html, js, _ = converted
+    assert scan_text(Path("index.html"), html)[0], "the scanner should see panel convert's CDN URLs"
+    html2, bundles = rewrite_html(html)
+    js2 = rewrite_worker(js, LOCK_KEYS)
+    assert scan_text(Path("index.html"), html2) == ([], [])
+    assert scan_text(Path("main.js"), js2) == ([], [])
+    assert "http://" not in js2 and "https://" not in js2
+    assert "cdn.bokeh.org" not in html2
+    assert f"bokeh-mathjax-{bundles[0].split('-')[-1]}" in bundles
+    assert f'importScripts("./{PYODIDE_DIR}/pyodide.js")' in js2
+    assert "micropip.install(['bokeh', 'panel', 'pyodide-http', 'gleam'])" in js2
+    assert "PANEL_CDN_ROOT" in js2 and "indexURL" in js2
+    assert js2.index("pyodide.ffi.jsnull = None") < js2.index("micropip.install")
+
+
+def test_worker_rewrite_refuses_a_package_not_in_the_lock(converted):
+    with pytest.raises(BuildError, match="package index"):
+        rewrite_worker(converted[1], LOCK_KEYS - {"gleam"})
+
+
+def test_mathjax_bundle_is_added_when_the_page_lacks_it():
+    html = '<script type="text/javascript" src="https://cdn.bokeh.org/bokeh/release/bokeh-3.9.2.min.js"></script>'
+    out, bundles = rewrite_html(html)
+    assert bundles == ["bokeh-3.9.2.min.js", "bokeh-mathjax-3.9.2.min.js"]
+    assert out.count("<script") == 2 and "https://" not in out
+
+
+@pytest.mark.parametrize("text", [
+    '<script src="https://cdn.example.org/x.js"></script>',
+    '<link rel="stylesheet" href="//cdn.example.org/x.css">',
+    'importScripts("https://cdn.example.org/pyodide.js");',
+    "await micropip.install(['https://example.org/panel-1.9.4-py3-none-any.whl'])",
+    '{"stylesheets": ["https://cdn.example.org/panel/dist/css/markdown.css"]}',
+    "fetch('http://example.org/data.json')",
+    "loadPyodide({indexURL: 'https://cdn.example.org/pyodide/'})",
+    '@import url("https://fonts.example.org/font.css");',
+])
+def test_scanner_catches_external_fetches(text):
+    problems, _ = scan_text(Path("index.html"), text)
+    assert problems, text
+
+
+def test_scanner_ignores_links_and_namespaces_and_scopes_its_allow_list():
+    text = ('<a href="https://arxiv.org/abs/1412.3555">paper</a>'
+            '<svg xmlns="http://www.w3.org/2000/svg"></svg>')
+    assert scan_text(Path("index.html"), text) == ([], [])
+    mathjax = 't.src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js"'
+    assert scan_text(Path("bokeh/bokeh-3.9.2.min.js"), mathjax)[0] == []
+    assert scan_text(Path("main.js"), mathjax)[0]  # allowed only inside BokehJS itself
+
+
+def test_documents_with_third_party_models_are_refused(tmp_path):
+    (tmp_path / "index.html").write_text('{"type":"object","name":"TablerIcon","id":"p1"}')
+    assert check_documents(tmp_path)
+
+
+# ---------------------------------------------------------------- serving
+
+@pytest.mark.parametrize("path, expected", [
+    ("index.html", NO_CACHE),
+    ("main.js", NO_CACHE),
+    (f"{PYODIDE_DIR}/pyodide-lock.json", NO_CACHE),
+    (f"{PYODIDE_DIR}/gleam-0.1.0-py3-none-any.whl", NO_CACHE),
+    (f"{PYODIDE_DIR}/pyodide.asm.wasm", IMMUTABLE),
+    (f"{PYODIDE_DIR}/python_stdlib.zip", IMMUTABLE),
+    (f"{PYODIDE_DIR}/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", IMMUTABLE),
+    ("bokeh/bokeh-mathjax-3.9.2.min.js", IMMUTABLE),
+    ("panel-cdn/1.9.4/dist/panel.min.js", IMMUTABLE),
+])
+def test_cache_headers(path, expected):
+    assert cache_control(path) == expected
+
+
+def test_mime_types():
+    assert MIME[".wasm"] == "application/wasm"
+    assert MIME[".js"] == MIME[".mjs"] == "text/javascript"
+    assert MIME[".json"] == "application/json"
+    assert MIME[".whl"] == "application/octet-stream"
+
+
+# ---------------------------------------------------------------- the built site, if any
+
+built = pytest.mark.skipif(not (SITE / "index.html").exists(), reason="site/ not built (python build.py)")
+
+
+@built
+def test_built_site_lock_matches_its_files():
+    assert verify_lock(SITE / PYODIDE_DIR / "pyodide-lock.json") == []
+    lock = json.loads((SITE / PYODIDE_DIR / "pyodide-lock.json").read_text())
+    assert not {"pandas", "pillow", "contourpy"} & set(lock["packages"])
+    assert "gleam" in lock["packages"]
+
+
+@built
+def test_built_site_has_no_external_fetch():
+    problems, _ = scan_site(SITE)
+    assert problems == []
