@@ -9,6 +9,8 @@ from pathlib import Path
 try:
     import app.lab  # noqa: F401  (the project is normally pip-installed)
 except ImportError:  # a plain checkout: the repo root holds the packages app, content, gleam
+    if "__file__" not in globals():  # in the browser's worker the wheel must provide them
+        raise
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import panel as pn

@@ -15,6 +15,17 @@ echo "== installing the project into .venv"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[app,test]"
 
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+apt_install() {  # Debian packages, only when missing
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+# build.py fetches Pyodide's core as its npm package; the JS reference check runs under node.
+if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+  echo "== installing Debian's nodejs and npm"
+  apt_install nodejs npm
+fi
+
 if [ "${1:-}" = "--tests" ]; then
   if [ ! -x .venv-np202/bin/python ]; then
     echo "== creating .venv-np202"
@@ -27,9 +38,6 @@ if [ "${1:-}" = "--tests" ]; then
 
   if [ ! -x /usr/bin/chromium ]; then
     echo "== installing Debian's chromium"
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+    apt_install chromium
   fi
-  command -v node >/dev/null || { echo "node is needed for the JS reference check"; exit 1; }
 fi
