@@ -1,0 +1,706 @@
+"""Speed of the static site in a real browser: load, slider latency, live training.
+
+    python benchmarks/browser.py [--port P] [--train-seconds 8] [--slider-moves 30] [--no-warm]
+
+Builds site/ if it is missing (`python build.py`), serves it on 127.0.0.1
+(`python build.py --serve --no-build --port P`) and drives Debian's headless chromium through
+Playwright, in one run and one fresh browser profile:
+
+1. cold load of `?chapter=1`: time from navigation start to the first visible prose
+   (an element of class gl-prose with a non-empty box), to Panel's loading overlay going away
+   (the worker's first render), and to interactive (chapter 1's Step changes ch1.step);
+2. chapter 4: the z₁ slider moved ~30 times with the keyboard; latency from the keydown event to
+   the text of `span.gv[data-key="ch4.h.0"]` changing (a MutationObserver in the page) and to
+   the next animation frame after it;
+3. chapter 7: for H = 32, 64, 128, Train for a fixed time and read ch7.steps (every change is
+   time-stamped in the page) -> steps/s, plus requestAnimationFrame frames on the main thread
+   while training; right after each, benchmarks/chargru_reference.js trains in a Web Worker
+   of the same chromium (benchmarks/bench_page.html, same V, K = 25, same corpus:
+   gleam.chargru.DEFAULT_CORPUS) for the same time;
+   then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app);
+4. (unless --no-warm) a reload in the same profile: warm prose / interactive times.
+
+Beside wall-clock figures it reads the CPU time of this chromium's threads from /proc (worker
+threads, the page's main thread): steps per worker CPU-second compare the lab with the JS
+reference even when other processes share the machine, and the main thread's share shows what
+drawing costs while the lab trains. The cold load is broken down by the worker's phases (the
+messages Panel shows under its spinner) and by what was fetched before the prose showed.
+
+Prints a table, then as its last line one JSON object with the figures. Nothing is asserted:
+the targets (interactive ≤ 5 s cold, prose ≤ 1 s, slider ≤ 50 ms median, lab ≥ JS at H = 32)
+are printed beside the measurements. `--url URL` measures a running lab instead (e.g.
+`panel serve app/main.py` at http://127.0.0.1:5006/main); the worker-only figures are then absent.
+"""
+import argparse
+import functools
+import http.server
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from gleam.chargru import DEFAULT_CORPUS  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+HIDDEN_SIZES = (32, 64, 128)
+K = 25
+
+# Injected before any page script. Timestamps are performance.now(): ms since navigation start.
+# __gl.deepQuery pierces Bokeh's shadow roots; __gl.watch(key) records every change of a gv span's
+# text, found by a MutationObserver on the shadow root that holds the span (an HTML pane rewrites
+# its innerHTML, so the span itself is replaced) with a 50 ms poll as a fallback.
+INSTRUMENT_JS = r"""
+(() => {
+  if (window.__gl || window.top !== window) return;
+  const G = window.__gl = {marks: {}, phases: [], watches: {}, keydown: null, sawLoading: false};
+  G.deepQuery = (sel, root = document) => {
+    const hit = root.querySelector(sel);
+    if (hit) return hit;
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) { const f = G.deepQuery(sel, el.shadowRoot); if (f) return f; }
+    }
+    return null;
+  };
+  G.visible = (el) => {
+    if (!el || !el.isConnected) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) return false;
+    return el.checkVisibility ? el.checkVisibility({opacityProperty: true, visibilityProperty: true}) : true;
+  };
+  addEventListener('keydown', (e) => { G.keydown = e.timeStamp; }, true);
+  // cold-load marks: first visible prose, loading overlay gone
+  const poll = setInterval(() => {
+    const body = document.body;
+    if (body && body.classList.contains('pn-loading')) G.sawLoading = true;
+    // the worker's progress as Panel shows it under the spinner ("Loading pyodide", ...)
+    const msg = document.querySelector('.pn-loading-msg');
+    const phase = msg ? msg.textContent.trim() : null;
+    if (phase && (!G.phases.length || G.phases[G.phases.length - 1][1] !== phase))
+      G.phases.push([performance.now(), phase]);
+    if (G.marks.prose === undefined && G.visible(G.deepQuery('.gl-prose'))) G.marks.prose = performance.now();
+    if (G.marks.overlayGone === undefined && body && !body.classList.contains('pn-loading') &&
+        (G.sawLoading || document.readyState === 'complete'))
+      G.marks.overlayGone = performance.now();
+    if (G.marks.prose !== undefined && G.marks.overlayGone !== undefined) clearInterval(poll);
+  }, 10);
+  G.text = (key) => {
+    const el = G.deepQuery(`span.gv[data-key="${key}"]`);
+    return el ? el.textContent : null;
+  };
+  G.watch = (key) => {
+    if (G.watches[key]) return G.watches[key].last;
+    const rec = G.watches[key] = {changes: [], last: undefined, root: null, obs: null};
+    const check = (how) => {
+      const el = G.deepQuery(`span.gv[data-key="${key}"]`);
+      const text = el ? el.textContent : null;
+      if (text !== rec.last) {
+        const change = {t: performance.now(), text: text, how: how, frame: null};
+        rec.changes.push(change);
+        rec.last = text;
+        requestAnimationFrame((ft) => { change.frame = performance.now(); });
+      }
+      if (el) {
+        const root = el.getRootNode();
+        if (root !== rec.root) {
+          if (rec.obs) rec.obs.disconnect();
+          rec.obs = new MutationObserver(() => check('observer'));
+          rec.obs.observe(root, {subtree: true, childList: true, characterData: true});
+          rec.root = root;
+        }
+      }
+    };
+    check('initial');
+    rec.timer = setInterval(() => check('poll'), 50);
+    return rec.last;
+  };
+  // all text of the shadow root that holds a gv span (e.g. chapter 7's stats line)
+  G.paneText = (key) => {
+    const el = G.deepQuery(`span.gv[data-key="${key}"]`);
+    return el ? el.getRootNode().textContent : null;
+  };
+  G.changes = (key, since = 0) => (G.watches[key] ? G.watches[key].changes.slice(since) : []);
+  G.nChanges = (key) => (G.watches[key] ? G.watches[key].changes.length : 0);
+  // requestAnimationFrame recorder: frame count and frame-time percentiles over a window
+  G.startFrames = () => {
+    const rec = G.frames = {times: [], on: true};
+    const tick = (t) => { rec.times.push(t); if (rec.on) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  };
+  G.stopFrames = () => {
+    const rec = G.frames;
+    rec.on = false;
+    const d = [];
+    for (let i = 1; i < rec.times.length; i++) d.push(rec.times[i] - rec.times[i - 1]);
+    d.sort((a, b) => a - b);
+    const q = (p) => (d.length ? d[Math.min(d.length - 1, Math.floor(p * d.length))] : null);
+    const span = rec.times.length > 1 ? (rec.times[rec.times.length - 1] - rec.times[0]) / 1000 : 0;
+    return {frames: d.length, seconds: span, fps: span ? d.length / span : null,
+            p50_ms: q(0.5), p95_ms: q(0.95), max_ms: d.length ? d[d.length - 1] : null,
+            long_frames_over_50ms: d.filter((x) => x > 50).length};
+  };
+})();
+"""
+
+
+# ---------------------------------------------------------------------------- servers
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url, timeout=60.0, proc=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the site server exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
+
+
+def ensure_site():
+    if (ROOT / "site" / "index.html").exists():
+        return False
+    print("site/ is missing: running python build.py ...", file=sys.stderr, flush=True)
+    subprocess.run([sys.executable, "build.py"], cwd=ROOT, check=True)
+    return True
+
+
+def start_site_server(port, log_path):
+    log = open(log_path, "w")
+    proc = subprocess.Popen([sys.executable, "build.py", "--serve", "--no-build", "--port", str(port)],
+                            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    wait_http(f"http://127.0.0.1:{port}/", proc=proc)
+    return proc
+
+
+def stop_process(proc):
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)   # its own session: the server and nothing else
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+
+def start_bench_server():
+    """benchmarks/ (bench_page.html + chargru_reference.js) on 127.0.0.1, in a thread."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(_QuietHandler, directory=str(BENCH_DIR)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+# ---------------------------------------------------------------------------- CPU accounting
+# The machine may be shared: wall-clock rates then mix the lab's cost with everyone else's load.
+# Per-thread CPU time of *our* chromium (the processes whose command line names our profile) tells
+# them apart: steps per CPU-second of the worker thread, and how busy the page's main thread is.
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def chromium_cpu(profile_dir):
+    """{(pid, tid): (role, cpu_seconds)} for every thread of our chromium: the browser process
+    whose command line names our profile, and all its descendants (zygotes, renderers, GPU)."""
+    marker = f"--user-data-dir={profile_dir}".encode()
+    procs = {}                                                      # pid -> (ppid, cmdline)
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+                # raw bytes: chromium rewrites its title, so arguments may be space-separated
+                procs[proc.name] = (stat[stat.rindex(")") + 2:].split()[1], (proc / "cmdline").read_bytes())
+            except (OSError, ValueError, IndexError):
+                continue
+    ours = {pid for pid, (_, cmd) in procs.items() if marker in cmd}
+    grew = True
+    while grew:
+        new = {pid for pid, (ppid, _) in procs.items() if ppid in ours and pid not in ours}
+        ours |= new
+        grew = bool(new)
+    out = {}
+    for pid in ours:
+        renderer = b"--type=renderer" in procs[pid][1]
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                stat = (task / "stat").read_text()
+            except OSError:
+                continue
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            fields = stat[stat.rindex(")") + 2:].split()
+            cpu = (int(fields[11]) + int(fields[12])) / TICK              # utime + stime
+            if not renderer:
+                role = "browser"                                        # browser, GPU, network, zygotes
+            elif task.name == pid:
+                role = "main"                                           # a page's main thread
+            elif comm.startswith("DedicatedWorker"):
+                role = "worker"
+            else:
+                role = "renderer_other"                                 # compositor, raster, GC helpers
+            out[(pid, task.name)] = (role, cpu)
+    return out
+
+
+def cpu_delta(before, after):
+    """CPU seconds per role between two chromium_cpu() snapshots."""
+    total = {"main": 0.0, "worker": 0.0, "renderer_other": 0.0, "browser": 0.0}
+    for key, (role, cpu) in after.items():
+        total[role] += cpu - before.get(key, (role, 0.0))[1]
+    total["all"] = sum(total.values())
+    return total
+
+
+# ---------------------------------------------------------------------------- helpers
+def quantile(values, q):
+    values = sorted(values)
+    if not values:
+        return None
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def as_int(text):
+    digits = re.sub(r"[^0-9]", "", text or "")
+    return int(digits) if digits else None
+
+
+def wait_until(fn, timeout, interval=0.05, what="condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def now_ms(page):
+    return page.evaluate("performance.now()")
+
+
+def text(page, key):
+    return page.evaluate("(k) => __gl.text(k)", key)
+
+
+def goto_chapter(page, chapter_id, probe_selector, timeout=60):
+    """Open a chapter through the table of contents (no reload); wait for one of its widgets."""
+    page.locator(f".gl-nav-{chapter_id} button").first.click(timeout=timeout * 1000)
+    page.locator(probe_selector).first.wait_for(state="visible", timeout=timeout * 1000)
+
+
+# ---------------------------------------------------------------------------- measurements
+def measure_load(page, url, profile_dir, timeout=180):
+    """Navigate; return marks (s since navigation start) for prose, overlay gone, interactive."""
+    notes = []
+    cpu0 = chromium_cpu(profile_dir)
+    page.goto(url, wait_until="commit", timeout=timeout * 1000)
+    page.wait_for_function("() => window.__gl !== undefined", timeout=timeout * 1000)
+    marks = wait_until(lambda: page.evaluate("__gl.marks.prose !== undefined && __gl.marks"),
+                       timeout, what="visible prose (.gl-prose)")
+    wait_until(lambda: page.evaluate("__gl.marks.overlayGone !== undefined"), timeout,
+               what="Panel's loading overlay to go (the worker's first render)")
+    step_button = page.locator(".gl-ch1-step button").first
+    try:
+        step_button.wait_for(state="visible", timeout=15000)
+    except Exception:
+        notes.append("the deep link ?chapter=1 did not open chapter 1 within 15 s of the first "
+                     "render; opened it through the table of contents")
+        goto_chapter(page, "1", ".gl-ch1-step button", timeout=timeout)
+    wait_until(lambda: page.evaluate("__gl.text('ch1.step') !== null"), 30, what="the ch1.step value")
+    page.evaluate("__gl.watch('ch1.step')")
+    start = page.evaluate("__gl.nChanges('ch1.step')")
+    deadline = time.monotonic() + timeout
+    clicks = 0
+    while page.evaluate("__gl.nChanges('ch1.step')") <= start:
+        if time.monotonic() > deadline:
+            raise TimeoutError("chapter 1's Step never changed ch1.step")
+        step_button.click(timeout=timeout * 1000)
+        clicks += 1
+        t_click = time.monotonic()
+        while time.monotonic() - t_click < 1.0 and page.evaluate("__gl.nChanges('ch1.step')") <= start:
+            time.sleep(0.02)
+    change = page.evaluate("(n) => __gl.changes('ch1.step', n)[0]", start)
+    cpu = cpu_delta(cpu0, chromium_cpu(profile_dir))
+    marks = page.evaluate("__gl.marks")
+    phases = [(t / 1000, name) for t, name in page.evaluate("__gl.phases")]
+    # what the page fetched before its prose showed: the render-blocking scripts and styles
+    before_prose = page.evaluate("""(t) => performance.getEntriesByType('resource')
+        .filter((e) => e.responseEnd <= t)
+        .map((e) => [e.name.split('/').pop(), e.encodedBodySize, e.responseEnd])""", marks["prose"])
+    nav = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];
+        return n ? {dom_content_loaded: n.domContentLoadedEventEnd, load: n.loadEventEnd} : null; }""")
+    if clicks > 1:
+        notes.append(f"Step needed {clicks} clicks before ch1.step changed")
+    # leave chapter 1 as found
+    page.locator(".gl-ch1-reset button").first.click()
+    return {"prose_visible_s": marks["prose"] / 1000, "overlay_gone_s": marks["overlayGone"] / 1000,
+            "interactive_s": change["t"] / 1000, "cpu": cpu, "notes": notes, "phases": phases,
+            "before_prose": {"files": len(before_prose), "bytes": sum(b for _, b, _ in before_prose),
+                             "largest": sorted(before_prose, key=lambda r: -r[1])[:6]},
+            "dom_content_loaded_s": nav["dom_content_loaded"] / 1000 if nav else None}
+
+
+def measure_slider(page, moves, warmup=3):
+    """Chapter 4: keydown on the z₁ slider -> change of ch4.h.0's text (ms)."""
+    goto_chapter(page, "4", ".gl-ch4-z1 .noUi-handle")
+    wait_until(lambda: page.evaluate("__gl.text('ch4.h.0') !== null"), 30, what="the ch4.h.0 value")
+    page.evaluate("__gl.watch('ch4.h.0')")
+    handle = page.locator(".gl-ch4-z1 .noUi-handle").first
+    handle.focus()
+    latencies, frames, hows, misses, first = [], [], [], 0, None
+    for i in range(warmup + moves):
+        key = "PageUp" if (i // 10) % 2 == 0 else "PageDown"
+        n0 = page.evaluate("__gl.nChanges('ch4.h.0')")
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function("(n) => __gl.nChanges('ch4.h.0') > n", arg=n0, timeout=3000)
+        except Exception:
+            misses += 1
+            continue
+        down = page.evaluate("__gl.keydown")
+        if down is None:
+            misses += 1
+            continue
+        page.wait_for_function("(n) => __gl.changes('ch4.h.0', n)[0].frame !== null", arg=n0, timeout=3000)
+        change = page.evaluate("(n) => __gl.changes('ch4.h.0', n)[0]", n0)
+        ms = change["t"] - down
+        if i < warmup:
+            first = ms if first is None else first
+        else:
+            latencies.append(ms)
+            frames.append(change["frame"] - down)
+            hows.append(change["how"])
+        time.sleep(0.08)   # let any trailing patch settle: every move is measured from idle
+    return {"median_ms": statistics.median(latencies) if latencies else None,
+            "p95_ms": quantile(latencies, 0.95), "to_next_frame_median_ms": statistics.median(frames) if frames else None,
+            "first_move_ms": first, "n": len(latencies), "misses": misses,
+            "seen_by_observer": sum(h == "observer" for h in hows)}
+
+
+def select_hidden(page, hidden):
+    select = page.locator(".gl-ch7-hidden select").first
+    try:
+        select.select_option(label=str(hidden), timeout=5000)
+    except Exception:
+        select.select_option(value=str(hidden), timeout=5000)
+
+
+def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0):
+    """Chapter 7 at hidden size H: Train for `seconds`; steps/s from time-stamped ch7.steps changes."""
+    select_hidden(page, hidden)
+    wait_until(lambda: text(page, "ch7.status") != "training" and as_int(text(page, "ch7.steps")) == 0, 30,
+               what=f"a fresh H = {hidden} model (0 steps, not training)")
+    page.evaluate("__gl.watch('ch7.steps')")
+    page.locator(".gl-ch7-train button").first.click()
+    wait_until(lambda: (as_int(text(page, "ch7.steps")) or 0) > 0, 30, what="training to start")
+    time.sleep(warmup)
+    n0 = page.evaluate("__gl.nChanges('ch7.steps')")
+    t0 = now_ms(page)
+    cpu0 = chromium_cpu(profile_dir)
+    page.evaluate("__gl.startFrames()")
+    time.sleep(seconds)
+    frames = page.evaluate("__gl.stopFrames()")
+    cpu = cpu_delta(cpu0, chromium_cpu(profile_dir))
+    t1 = now_ms(page)
+    changes = [c for c in page.evaluate("(n) => __gl.changes('ch7.steps', n)", n0) if c["t"] <= t1]
+    status = text(page, "ch7.status")
+    loss = text(page, "ch7.loss")
+    # the app's own figure: steps/s inside its training ticks (model.step alone, no pushes)
+    m = re.search(r"([\d,.]+)\s*steps/s", page.evaluate("__gl.paneText('ch7.steps')") or "")
+    in_tick = float(m.group(1).replace(",", "")) if m else None
+    stopped = lambda: text(page, "ch7.status") in ("paused", "ready", "diverged")  # noqa: E731
+    page.locator(".gl-ch7-pause button").first.click()
+    note = None
+    try:
+        wait_until(stopped, 15, what="training to pause")
+    except TimeoutError:
+        note = (f"Pause did not stop training within 15 s (status {text(page, 'ch7.status')!r}, "
+                f"steps {text(page, 'ch7.steps')}); stopped it with the Train toggle")
+        page.locator(".gl-ch7-train button").first.click()
+        wait_until(stopped, 30, what="training to stop after the Train toggle")
+    window = (t1 - t0) / 1000
+    cpu_shares = {k: v / window for k, v in cpu.items()}     # cores used, per role
+    if len(changes) < 2:
+        return {"steps_per_s": None, "status": status, "frames": frames, "cpu": cpu_shares,
+                "note": f"ch7.steps changed {len(changes)} times in {seconds} s" + (f"; {note}" if note else "")}
+    a, b = changes[0], changes[-1]
+    steps = as_int(b["text"]) - as_int(a["text"])
+    span = (b["t"] - a["t"]) / 1000
+    rate = steps / span
+    return {"steps_per_s": rate, "steps": steps, "seconds": span, "cpu": cpu_shares,
+            "steps_per_worker_cpu_s": rate / cpu_shares["worker"] if cpu_shares["worker"] > 0 else None,
+            "display_updates_per_s": (len(changes) - 1) / span, "status": status, "loss": loss,
+            "in_tick_steps_per_s": in_tick, "note": note,
+            "frames": frames, "window_s": (t1 - t0) / 1000}
+
+
+def measure_js(context, bench_url, hidden, seconds, corpus, profile_dir):
+    """The JS reference in a Worker, from the same starting weights as the lab's model (seed 0)."""
+    from gleam.chargru import CharGRU
+
+    start = CharGRU(corpus, hidden=hidden, seq_len=K, seed=0).params
+    params = {k: start[k].tolist() for k in ("Wz", "Uz", "bz", "Wr", "Ur", "br", "Wh", "Uh", "bh", "Wy", "by")}
+    page = context.new_page()
+    try:
+        page.goto(bench_url)
+        cpu0, t0 = chromium_cpu(profile_dir), time.monotonic()
+        result = page.evaluate("(o) => runBench(o)", {"corpus": corpus, "H": hidden, "K": K, "params": params,
+                                                       "seconds": seconds, "warmupSeconds": 1.0})
+        cpu, wall = cpu_delta(cpu0, chromium_cpu(profile_dir)), time.monotonic() - t0
+        result["cpu"] = {k: v / wall for k, v in cpu.items()}
+        if result.get("ok") and cpu["worker"] > 0:
+            # every step the worker made (warm-up included) per CPU-second of worker threads
+            result["steps_per_worker_cpu_s"] = result["steps_total"] / cpu["worker"]
+        return result
+    finally:
+        page.close()
+
+
+# gleam's CharGRU.step alone, run inside the lab's own Pyodide worker while the lab is paused:
+# the model's speed in this Pyodide, without the app's pushes, sampling and patch handling.
+MODEL_ONLY_PY = """
+import json, time
+from gleam.chargru import CharGRU, DEFAULT_CORPUS
+_m = CharGRU(DEFAULT_CORPUS, hidden={hidden}, seed=0)
+_m.step(20)
+_t, _n = time.perf_counter(), 0
+while time.perf_counter() - _t < {seconds}:
+    _m.step(10)
+    _n += 10
+json.dumps([_n, time.perf_counter() - _t])
+"""
+
+
+def measure_model_in_worker(page, hidden, seconds, profile_dir):
+    workers = [w for w in page.workers if w.evaluate("typeof self.pyodide !== 'undefined'")]
+    if not workers:
+        return None                                         # not the static site (e.g. panel serve)
+    cpu0, t0 = chromium_cpu(profile_dir), time.monotonic()
+    steps, elapsed = json.loads(workers[0].evaluate("(code) => self.pyodide.runPython(code)",
+                                                    MODEL_ONLY_PY.format(hidden=hidden, seconds=seconds)))
+    cpu, wall = cpu_delta(cpu0, chromium_cpu(profile_dir)), time.monotonic() - t0
+    return {"steps_per_s": steps / elapsed,
+            "steps_per_worker_cpu_s": (steps + 20) / cpu["worker"] if cpu["worker"] > 0 else None,
+            "worker_cores": cpu["worker"] / wall}
+
+
+# ---------------------------------------------------------------------------- main
+def fmt(value, spec):
+    return "—" if value is None else format(value, spec)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, default=0, help="port for the site (default: a free one)")
+    ap.add_argument("--train-seconds", type=float, default=8.0)
+    ap.add_argument("--slider-moves", type=int, default=30)
+    ap.add_argument("--no-warm", action="store_true", help="skip the warm reload")
+    ap.add_argument("--url", help="measure an already running lab at this URL (e.g. `panel serve app/main.py`'s "
+                                  "http://127.0.0.1:5006/main) instead of building and serving site/")
+    args = ap.parse_args(argv)
+
+    from playwright.sync_api import sync_playwright
+
+    browser_version = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
+    built = False if args.url else ensure_site()
+    port = args.port or free_port()
+    workdir = Path(tempfile.mkdtemp(prefix="gleam-browser-bench-"))
+    profile = workdir / "profile"
+    server = bench = None
+    load0 = os.getloadavg()
+    notes, console_errors, external = [], [], []
+    try:
+        if args.url:
+            site_url = args.url + ("&" if "?" in args.url else "?") + "chapter=1"
+        else:
+            server = start_site_server(port, workdir / "server.log")
+            site_url = f"http://127.0.0.1:{port}/?chapter=1"
+        bench = start_bench_server()
+        bench_url = f"http://127.0.0.1:{bench.server_address[1]}/bench_page.html"
+        with sync_playwright() as pw:
+            # a fresh profile on disk: empty HTTP and code caches for the cold load, kept for the warm one
+            context = pw.chromium.launch_persistent_context(
+                str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                viewport={"width": 1400, "height": 900})
+            context.add_init_script(INSTRUMENT_JS)
+
+            def on_request(request):
+                host = re.sub(r"^[a-z]+://([^/:]+).*$", r"\1", request.url)
+                if request.url.startswith(("http://", "https://", "ws://", "wss://")) and host != "127.0.0.1":
+                    external.append(request.url)
+
+            context.on("request", on_request)
+            # console errors of every page and of its workers (the Pyodide worker's included)
+            context.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+            page = context.pages[0] if context.pages else context.new_page()
+            page.on("pageerror", lambda e: console_errors.append(f"pageerror: {e}"))
+
+            cold = measure_load(page, site_url, profile)
+            notes += cold.pop("notes")
+            slider = measure_slider(page, args.slider_moves)
+            goto_chapter(page, "7", ".gl-ch7-train button")
+            wait_until(lambda: text(page, "ch7.steps") is not None, 60, what="chapter 7's ch7.steps")
+            training = {}
+            for hidden in HIDDEN_SIZES:
+                lab = measure_lab_training(page, hidden, args.train_seconds, profile)
+                js = measure_js(context, bench_url, hidden, args.train_seconds, DEFAULT_CORPUS, profile)
+                page.bring_to_front()
+                if not js.get("ok"):
+                    notes.append(f"JS reference failed at H = {hidden}: {js.get('error')}")
+                if lab.get("note"):
+                    notes.append(f"lab at H = {hidden}: {lab['note']}")
+                training[hidden] = {"lab": lab, "js": js}
+            for hidden in HIDDEN_SIZES:
+                training[hidden]["model"] = measure_model_in_worker(page, hidden, min(3.0, args.train_seconds),
+                                                                    profile)
+            warm = None
+            if not args.no_warm:
+                warm = measure_load(page, site_url, profile)
+                notes += warm.pop("notes")
+            context.close()
+    finally:
+        stop_process(server)
+        if bench is not None:
+            bench.shutdown()
+    load1 = os.getloadavg()
+    report(locals())
+    return 0
+
+
+def _r(value, digits=1):
+    return None if value is None else round(value, digits)
+
+
+def report(v):
+    cold, warm, slider, training = v["cold"], v["warm"], v["slider"], v["training"]
+    load0, load1 = v["load0"], v["load1"]
+    print(f"\nheadless {v['browser_version']}; lab at {v['site_url']}{' (built now)' if v['built'] else ''}; "
+          f"load average {load0[0]:.2f} before, {load1[0]:.2f} after, {os.cpu_count()} CPUs")
+
+    def load_row(name, m, target=""):
+        return (name, f"{m['interactive_s']:.2f} s", target,
+                f"worker {m['cpu']['worker']:.1f} + main {m['cpu']['main']:.1f} CPU-s")
+
+    rows = [("cold: first visible prose (.gl-prose)", f"{cold['prose_visible_s']:.2f} s", "≤ 1 s", ""),
+            ("cold: loading overlay gone (first render)", f"{cold['overlay_gone_s']:.2f} s", "", ""),
+            load_row("cold: interactive (Step changes ch1.step)", cold, "≤ 5 s")]
+    if warm:
+        rows += [("warm reload: first visible prose", f"{warm['prose_visible_s']:.2f} s", "", ""),
+                 load_row("warm reload: interactive", warm)]
+    rows += [("ch4 z₁ slider → ch4.h.0 text, median", f"{fmt(slider['median_ms'], '.1f')} ms", "≤ 50 ms", ""),
+             ("ch4 z₁ slider → ch4.h.0 text, p95", f"{fmt(slider['p95_ms'], '.1f')} ms", "", ""),
+             ("ch4 z₁ slider → next frame, median", f"{fmt(slider['to_next_frame_median_ms'], '.1f')} ms", "", ""),
+             ("ch4 slider moves measured / missed", f"{slider['n']} / {slider['misses']}", "", "")]
+    width = max(len(r[0]) for r in rows)
+    print(f"\n{'measure'.ljust(width)}  {'value':>10}  {'target':<8}  CPU (our chromium)")
+    for name, value, target, extra in rows:
+        print(f"{name.ljust(width)}  {value:>10}  {target:<8}  {extra}")
+
+    print(f"\n{'':4} {'steps/s (wall)':^22} {'steps per worker CPU-s':^31} {'lab: cores':^14} "
+          f"{'page while the lab trains':^34}")
+    print(f"{'H':>4} {'lab':>7} {'JS':>7} {'lab/JS':>6} {'lab':>7} {'model':>6} {'JS':>7} {'lab/JS':>7} "
+          f"{'worker':>7} {'main':>6}  {'fps':>5} {'p95 frame':>10} {'>50ms':>6} {'updates/s':>10}")
+    for h in HIDDEN_SIZES:
+        lab, js, model = training[h]["lab"], training[h]["js"], training[h].get("model") or {}
+        ls, jsr = lab.get("steps_per_s"), js.get("steps_per_s")
+        lc, jc = lab.get("steps_per_worker_cpu_s"), js.get("steps_per_worker_cpu_s")
+        fr, cpu = lab["frames"], lab.get("cpu", {})
+        print(f"{h:>4} {fmt(ls, '.0f'):>7} {fmt(jsr, '.0f'):>7} {fmt(ls / jsr if ls and jsr else None, '.2f'):>6} "
+              f"{fmt(lc, '.0f'):>7} {fmt(model.get('steps_per_worker_cpu_s'), '.0f'):>6} {fmt(jc, '.0f'):>7} "
+              f"{fmt(lc / jc if lc and jc else None, '.2f'):>7} "
+              f"{fmt(cpu.get('worker'), '.2f'):>7} {fmt(cpu.get('main'), '.2f'):>6}  "
+              f"{fmt(fr['fps'], '.1f'):>5} {fmt(fr['p95_ms'], '.1f'):>8}ms {fr['long_frames_over_50ms']:>6} "
+              f"{fmt(lab.get('display_updates_per_s'), '.1f'):>10}")
+    print("lab: ch7.steps over the window (every change time-stamped in the page). model: gleam's "
+          "CharGRU.step alone in the\nlab's Pyodide worker (paused lab). JS: benchmarks/chargru_reference.js "
+          "in a Worker, same V, K, corpus and starting\nweights. Worker CPU-s: CPU time of our chromium's "
+          "worker threads over the same window (robust to other load on\nthe machine). Targets: lab ≥ JS "
+          "at H = 32; ~60 fps while training.")
+    for h in HIDDEN_SIZES:
+        lab, js = training[h]["lab"], training[h]["js"]
+        print(f"  H = {h}: lab status {lab.get('status')}, EMA loss {lab.get('loss')}, app's last-tick rate "
+              f"{fmt(lab.get('in_tick_steps_per_s'), '.0f')} steps/s; JS final chunk loss {fmt(js.get('loss'), '.3f')}")
+    for name, m in (("cold", cold), ("warm", warm)):
+        if m:
+            phases = ", ".join(f"{p} {t:.2f} s" for t, p in m["phases"])
+            bp = m["before_prose"]
+            print(f"  {name} load: DOMContentLoaded {fmt(m['dom_content_loaded_s'], '.2f')} s; "
+                  f"{bp['files']} files, {bp['bytes'] / 1e6:.2f} MB fetched before the prose showed "
+                  f"(largest: {', '.join(f'{n} {b / 1e6:.2f} MB' for n, b, _ in bp['largest'][:4])})"
+                  f"\n    worker phases shown under the spinner: {phases or '—'}")
+    if v["notes"]:
+        print("\nnotes:\n  " + "\n  ".join(v["notes"]))
+    errors, external = v["console_errors"], v["external"]
+    if errors:
+        print(f"\nconsole errors ({len(errors)}):\n  " + "\n  ".join(e[:300] for e in errors[:10]))
+    if external:
+        print(f"\nrequests that left 127.0.0.1 ({len(external)}):\n  " + "\n  ".join(external[:10]))
+
+    result = {
+        "prose_visible_s": _r(cold["prose_visible_s"], 3),
+        "cold_interactive_s": _r(cold["interactive_s"], 3),
+        "slider_redraw_ms": _r(slider["median_ms"]),
+        "train_steps_per_s": {str(h): {"lab": _r(training[h]["lab"].get("steps_per_s")),
+                                       "js": _r(training[h]["js"].get("steps_per_s"))} for h in HIDDEN_SIZES},
+        "overlay_gone_s": _r(cold["overlay_gone_s"], 3),
+        "slider_redraw_p95_ms": _r(slider["p95_ms"]),
+        "slider_to_frame_ms": _r(slider["to_next_frame_median_ms"]),
+        "train_steps_per_worker_cpu_s": {str(h): {"lab": _r(training[h]["lab"].get("steps_per_worker_cpu_s")),
+                                                  "js": _r(training[h]["js"].get("steps_per_worker_cpu_s"))}
+                                         for h in HIDDEN_SIZES},
+        "lab_cores_while_training": {str(h): {k: _r(x, 2) for k, x in training[h]["lab"].get("cpu", {}).items()}
+                                     for h in HIDDEN_SIZES},
+        "fps_while_training": {str(h): _r(training[h]["lab"]["frames"]["fps"]) for h in HIDDEN_SIZES},
+        "frame_p95_ms": {str(h): _r(training[h]["lab"]["frames"]["p95_ms"]) for h in HIDDEN_SIZES},
+        "model_only_steps_per_worker_cpu_s": {str(h): _r((training[h].get("model") or {}).get("steps_per_worker_cpu_s"))
+                                              for h in HIDDEN_SIZES},
+        "cold_cpu_s": {k: _r(x, 2) for k, x in cold["cpu"].items()},
+        "cold_phases_s": [[_r(t, 2), p] for t, p in cold["phases"]],
+        "warm_prose_visible_s": _r(warm["prose_visible_s"], 3) if warm else None,
+        "warm_interactive_s": _r(warm["interactive_s"], 3) if warm else None,
+        "console_errors": len(errors),
+        "external_requests": len(external),
+        "loadavg": [round(load0[0], 2), round(load1[0], 2)],
+        "chromium": v["browser_version"],
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
