@@ -89,6 +89,26 @@ if not hasattr(pyodide.ffi, "jsnull"):
 `);'''
 
 
+# Panel's worker template keeps each incoming patch in ONE global and applies it in an
+# un-awaited runPythonAsync: when two patches arrive together (a click while the loss figure
+# streams its auto-ranged axis back), the first is overwritten and the click is lost. Queue
+# them instead and drain the queue in arrival order.
+PATCH_HANDLER_RE = (r"self\.pyodide\.globals\.set\('patch', msg\.patch\)\s*"
+                    r"self\.pyodide\.runPythonAsync\(`\s*from panel\.io\.pyodide import _convert_json_patch\s*"
+                    r"state\.curdoc\.apply_json_patch\(_convert_json_patch\(patch\), setter='js'\)\s*`\)")
+QUEUED_PATCH_HANDLER = """if (!self._glPatches) {
+      self.pyodide.runPython('_gl_patches = []')
+      self._glPatches = self.pyodide.globals.get('_gl_patches')
+    }
+    self._glPatches.append(msg.patch)
+    self.pyodide.runPythonAsync(`
+    from panel.io.pyodide import _convert_json_patch
+    from panel.io.state import state
+    while _gl_patches:
+        state.curdoc.apply_json_patch(_convert_json_patch(_gl_patches.pop(0)), setter='js')
+    `)"""
+
+
 def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
     js = _sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
                    f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
@@ -119,6 +139,7 @@ def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pin
             raise BuildError(f"the worker would ask a package index for {unknown}: not in the site's lock")
         return "micropip.install([" + ", ".join(repr(n) for n in names) + "])"
 
+    js = _sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")
     js = _sub_once(r"micropip\.install\(\[(.*?)\]\)", install_list, js, "micropip.install([...])")
     # Surface install failures as console errors (Panel's template only logs them).
     js = _sub_once(r"(micropip\.install\(.*?\}\s*catch\s*\(e\)\s*\{\s*)console\.log\(e\)",

@@ -173,6 +173,17 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert js2.index("pyodide.ffi.jsnull = None") < js2.index("micropip.install")
 
 
+def test_worker_queues_incoming_patches_in_order(converted):
+    """Panel's template keeps one global `patch`: two patches arriving together lose the first
+    (a Pause click while the loss plot streams). The rewrite queues them instead."""
+    js = converted[1]
+    assert "globals.set('patch', msg.patch)" in js
+    js2 = rewrite_worker(js, LOCK_KEYS)
+    assert "globals.set('patch'" not in js2
+    assert "self._glPatches.append(msg.patch)" in js2
+    assert "while _gl_patches:" in js2 and "_gl_patches.pop(0)" in js2
+
+
 def test_worker_rewrite_refuses_a_package_not_in_the_lock(converted):
     with pytest.raises(BuildError, match="package index"):
         rewrite_worker(converted[1], LOCK_KEYS - {"gleam"})
