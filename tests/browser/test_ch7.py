@@ -1,0 +1,215 @@
+"""Chapter 7 in the browser: the char-level GRU trains live. Train beats the unigram plateau
+(checked against gleam's own value for the default corpus), Pause stops, Step steps once,
+lr = 5 shows as divergence (never a crash), a bad corpus is refused without breaking training,
+and a corpus full of HTML is shown as the characters typed, never run."""
+import math
+import re
+
+import pytest
+
+from gleam.chargru import DEFAULT_CORPUS, CharGRU
+from helpers import assert_shown, parse_shown, wait_until
+
+pytestmark = pytest.mark.ui
+
+# The EMA (decay 0.97) of gleam's model falls below the unigram plateau after a few dozen steps;
+# this bound leaves room for the page's polling lag, not for a model that fails to learn.
+STEP_BOUND = 1500
+TRAIN_TIMEOUT = 120.0
+XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+XSS_CORPUS = XSS + " the corpus is shown as text: " + XSS
+
+
+def steps(lab):
+    return int(lab.number("ch7.steps"))
+
+
+def status(lab):
+    return lab.text("ch7.status")
+
+
+def wait_status(lab, want, timeout=30.0):
+    lab.wait_text("ch7.status", lambda s: s == want, timeout=timeout, what=repr(want))
+
+
+def open_ch7(lab):
+    if lab.chapter_in_url() != "7" or lab.page.locator(".gl-ch7-train").count() == 0:
+        lab.open("7")
+
+
+def training_on(lab):
+    return bool(lab.model_value("gl-ch7-train", "active"))
+
+
+def pause(lab):
+    lab.click("gl-ch7-pause")
+
+    def stopped():
+        state = (training_on(lab), status(lab), lab.text("ch7.steps"))
+        assert not state[0] and state[1] in ("paused", "ready", "diverged"), \
+            f"after Pause: Train toggle on = {state[0]}, status {state[1]!r}, steps {state[2]}"
+
+    wait_until(stopped, page=lab.page, message="for training to stop")
+
+
+def set_lr(lab, lr):
+    if lab.model_value("gl-ch7-lr") != lr:
+        lab.fill("gl-ch7-lr", repr(lr), selector="input")
+        wait_until(lambda: lab.model_value("gl-ch7-lr") == lr, page=lab.page,
+                   message=f"for the learning rate to become {lr}")
+
+
+def apply_corpus(lab, text):
+    lab.fill("gl-ch7-corpus", text, selector="textarea")
+    wait_until(lambda: lab.model_value("gl-ch7-corpus") == text, page=lab.page,
+               message="for the corpus box to hold the text")
+    lab.click("gl-ch7-apply")
+
+
+def fresh_default(lab):
+    """Paused, default corpus and learning rate, weights reset: steps 0, status ready."""
+    open_ch7(lab)
+    if training_on(lab):
+        pause(lab)
+    set_lr(lab, 0.1)
+    if lab.model_value("gl-ch7-corpus") != DEFAULT_CORPUS or lab.text("ch7.error"):
+        apply_corpus(lab, DEFAULT_CORPUS)
+        lab.wait_text("ch7.error", lambda t: t == "", what="empty")
+    lab.click("gl-ch7-reset")
+    lab.wait_text("ch7.steps", lambda t: t == "0", what="0 after Reset")
+    wait_status(lab, "ready")
+
+
+def test_baselines_are_gleams(shared_lab):
+    lab = shared_lab
+    lab.open("7")
+    model = CharGRU(DEFAULT_CORPUS)
+    assert_shown(lab.text("ch7.chance"), model.chance_loss, 3, "ch7.chance")
+    assert_shown(lab.text("ch7.chance"), math.log(len(set(DEFAULT_CORPUS))), 3, "ch7.chance = ln V")
+    assert_shown(lab.text("ch7.unigram"), model.unigram_loss, 3, "ch7.unigram")
+    assert lab.text("ch7.steps") == "0"
+    assert status(lab) == "ready"
+    assert lab.text("ch7.error") == ""
+
+
+def test_train_falls_below_unigram(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    unigram = lab.number("ch7.unigram")
+    assert_shown(lab.text("ch7.unigram"), CharGRU(DEFAULT_CORPUS).unigram_loss, 3, "ch7.unigram")
+    lab.click("gl-ch7-train")
+    wait_status(lab, "training")
+    seen = {}
+
+    def below_plateau():
+        n, loss = steps(lab), lab.text("ch7.loss")
+        seen.update(steps=n, loss=loss)
+        if n > STEP_BOUND:
+            pytest.fail(f"EMA loss still {loss} (unigram {unigram}) after {n} steps")
+        return n > 0 and re.fullmatch(r"[-\d.]+", loss) is not None and parse_shown(loss)[0] < unigram
+
+    wait_until(below_plateau, timeout=TRAIN_TIMEOUT, interval=0.1, page=lab.page,
+               message=f"for the EMA loss to fall below the unigram plateau {unigram}")
+    assert status(lab) == "training"
+    pause(lab)
+    wait_status(lab, "paused")
+
+
+def test_pause_stops_and_step_steps_once(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    lab.click("gl-ch7-train")
+    wait_status(lab, "training")
+    lab.wait_number("ch7.steps", lambda n: n >= 5, what=">= 5")
+    pause(lab)
+    wait_status(lab, "paused")
+    n = steps(lab)
+    loss = lab.text("ch7.loss")
+    lab.page.wait_for_timeout(2000)
+    assert steps(lab) == n, "steps went on after Pause"
+    assert lab.text("ch7.loss") == loss
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t != str(n), what=f"!= {n} after Step")
+    assert steps(lab) == n + 1
+    lab.page.wait_for_timeout(1000)
+    assert steps(lab) == n + 1, "Step ran more than one step"
+    assert status(lab) == "paused"
+
+
+def test_two_clicks_in_one_go_both_apply(shared_lab):
+    """Reset then Step sent back to back (one browser task) must give 1 step: each message to
+    the server or the worker is applied, once, in order."""
+    lab = shared_lab
+    fresh_default(lab)
+    for n in ("1", "2"):
+        lab.click("gl-ch7-step")
+        lab.wait_text("ch7.steps", lambda t, n=n: t == n, what=n)
+    buttons = [lab.page.locator(f".{cls} button").element_handle()
+               for cls in ("gl-ch7-reset", "gl-ch7-step")]
+    lab.page.evaluate("([reset, step]) => { reset.click(); step.click(); }", buttons)
+    lab.page.wait_for_timeout(1000)
+    lab.wait_text("ch7.steps", lambda t: t == "1", timeout=10, what="1 (Reset, then one Step)")
+
+
+def test_divergence_is_shown_not_crashed(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    set_lr(lab, 5.0)
+    lab.click("gl-ch7-train")
+    wait_status(lab, "diverged", timeout=TRAIN_TIMEOUT)
+    wait_until(lambda: not training_on(lab), page=lab.page, message="for Train to switch off")
+    body = lab.all_text()
+    assert "Traceback" not in body
+    lab.guard.assert_clean()
+    # lower the rate and Reset: training works again
+    set_lr(lab, 0.1)
+    lab.click("gl-ch7-reset")
+    wait_status(lab, "ready")
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1")
+    assert status(lab) == "paused"
+
+
+@pytest.mark.parametrize("bad", ["a" * 40, "ab"], ids=["one-character", "too-short"])
+def test_invalid_corpus_keeps_training_possible(shared_lab, bad):
+    lab = shared_lab
+    fresh_default(lab)
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1")
+    apply_corpus(lab, bad)
+    message = lab.wait_text("ch7.error", lambda t: t != "", what="a message")
+    assert "Traceback" not in message
+    assert status(lab) != "diverged"
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "2", what="2 (the old model trains on)")
+    lab.click("gl-ch7-train")
+    wait_status(lab, "training")
+    lab.wait_number("ch7.steps", lambda n: n > 2, what="> 2")
+    pause(lab)
+
+
+def test_corpus_html_is_text(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    apply_corpus(lab, XSS_CORPUS)
+    # the new model is in place when the chance line is ln V of the new vocabulary
+    wait_until(lambda: assert_shown(lab.text("ch7.chance"), math.log(len(set(XSS_CORPUS))), 3,
+                                    "ch7.chance of the new corpus"), page=lab.page)
+    assert lab.text("ch7.error") == ""
+    # train a little so that the sample imitates the corpus's tags
+    lab.click("gl-ch7-train")
+    lab.wait_number("ch7.steps", lambda n: n >= 100, timeout=60, what=">= 100")
+    pause(lab)
+    sample = lab.page.locator(".gl-ch7-sample")
+    wait_until(lambda: sample.count() == 1, page=lab.page)
+    text = sample.text_content()
+    assert set(text) <= set(XSS_CORPUS) | {"\n"}, f"sample has characters not in the corpus: {text!r}"
+    assert "<" in text or ">" in text, f"the sample shows no typed tag characters: {text!r}"
+    assert sample.locator("img, script").count() == 0
+    assert lab.page.locator("img[src='x'], img[onerror]").count() == 0
+    assert lab.page.locator(".gl-ch7-corpus textarea").input_value() == XSS_CORPUS
+    assert lab.page.evaluate("() => typeof window.__xss") == "undefined"
+    # back to the default corpus
+    apply_corpus(lab, DEFAULT_CORPUS)
+    lab.wait_text("ch7.error", lambda t: t == "", what="empty")
+    assert lab.page.evaluate("() => typeof window.__xss") == "undefined"

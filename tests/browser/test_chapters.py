@@ -1,0 +1,88 @@
+"""Every chapter loads by its URL in both modes (served and static): prose shown, math rendered
+by MathJax, nothing fetched from anywhere but 127.0.0.1, no console error; and moving between
+chapters inside one page swaps the content without starting Python again."""
+import re
+
+import pytest
+
+import content
+from helpers import CHAPTER_IDS, wait_until
+
+pytestmark = pytest.mark.ui
+
+MATH = re.compile(r"\$\$|\\\(")
+
+
+def has_math(chapter_id):
+    return bool(MATH.search(content.render(chapter_id)))
+
+
+def test_chapter_list_matches_content():
+    assert tuple(content.chapter_ids()) == CHAPTER_IDS
+    assert any(has_math(c) for c in CHAPTER_IDS), "no chapter has $$ math to check rendering on"
+
+
+@pytest.mark.parametrize("chapter", CHAPTER_IDS)
+def test_chapter_loads(shared_lab, chapter):
+    lab = shared_lab
+    lab.open(chapter)
+    prose = lab.page.locator(".gl-prose").first
+    assert prose.is_visible()
+    wait_until(lambda: len(lab.prose_text().strip()) > 200, page=lab.page,
+               message=f"for chapter {chapter}'s prose")
+    text = lab.prose_text()
+    assert "{{" not in text and "{%" not in text, f"chapter {chapter}: an unfilled placeholder"
+    assert lab.page.locator(".gl-nav").count() == len(CHAPTER_IDS)
+    if has_math(chapter):
+        # BokehJS's MathJax typesets $$...$$ into <mjx-container> (SVG) inside the pane
+        wait_until(lambda: lab.math_count() > 0, timeout=30, page=lab.page,
+                   message=f"for MathJax output in chapter {chapter}")
+        wait_until(lambda: "$$" not in lab.prose_text() and "\\(" not in lab.prose_text(),
+                   timeout=30, page=lab.page, message=f"for raw TeX to disappear in chapter {chapter}")
+
+
+NAV_ROUTE = ("1", "4", "7", "memory", "extrapolation", "0", "9")
+
+
+def test_navigation_stays_in_one_page(pages, site):
+    lab = pages.new(site)
+    lab.open("0")
+    page = lab.page
+    page.evaluate("() => { window.__gl_same_page = true; }")
+    previous = lab.prose_text()
+    for chapter in NAV_ROUTE:
+        lab.click(f"gl-nav-{chapter}")
+        wait_until(lambda: lab.chapter_in_url() == chapter and lab.shows_chapter(chapter), page=page,
+                   message=f"for chapter {chapter} in the URL and on screen")
+        wait_until(lambda: lab.prose_text() != previous and len(lab.prose_text()) > 200, page=page,
+                   message=f"for the prose of chapter {chapter}")
+        previous = lab.prose_text()
+        assert page.locator(".gl-prose").count() >= 1
+    # the same document all along: no reload
+    assert page.evaluate("() => window.__gl_same_page === true")
+    if site.mode == "static":
+        assert lab.guard.count(r"pyodide\.asm\.wasm(\?|$)") == 1, \
+            [u for u in lab.guard.requests if "pyodide" in u]
+        assert len(lab.guard.workers) == 1, lab.guard.workers
+    else:
+        assert lab.guard.count(r"/app(\?|$)") == 1
+        assert lab.guard.count(r"^ws://") == 1
+
+
+def test_guard_sees_offsite_requests_and_errors(pages, serve_site):
+    """The guard every test relies on: an off-site fetch is blocked and recorded, a console
+    error in the page or in a worker is recorded."""
+    lab = pages.new(serve_site)
+    lab.open("0")
+    outcome = lab.page.evaluate("""async () => {
+        const w = new Worker(URL.createObjectURL(new Blob(["console.error('gl-worker-error')"])));
+        console.error('gl-page-error');
+        try { await fetch('http://example.com/gl-probe'); return 'fetched'; }
+        catch (e) { return 'blocked'; }
+    }""")
+    assert outcome == "blocked"
+    wait_until(lambda: any("gl-worker-error" in e for e in lab.guard.errors), page=lab.page)
+    assert any("gl-page-error" in e for e in lab.guard.errors)
+    assert "http://example.com/gl-probe" in lab.guard.offsite
+    lab.page.wait_for_timeout(300)      # the blocked load's own console message, if any
+    lab.guard.forget_errors()
