@@ -5,10 +5,21 @@
     python build.py --serve --open   # build if needed, serve on 127.0.0.1:8000, open a browser
     python build.py --serve --no-build --port 8001
 
+Pages and deep links, e.g. http://127.0.0.1:8000/chapter-7.html (every page shares one
+worker, main.js, and every asset):
+    index.html                   the lab, opening on chapter 0
+    chapter-<id>.html            the lab opening on chapter <id> (ids 0..9, memory, extrapolation),
+                                 e.g. chapter-7.html: that chapter's text and a pre-rendered view
+                                 show while Python starts, and Python starts on that chapter
+    index.html?chapter=<id>      also works: it loads chapter-<id>.html?chapter=<id> first thing
+    (any page)?chapter=<id>      likewise; moving between chapters inside the lab never reloads
+                                 the page or Python, it only updates ?chapter= in the address bar
+
 Stages: Pyodide core (npm) -> compiled wheels (checked against the official lock) ->
 pure wheels (PyPI, pinned by hash; markupsafe/pyyaml built pure from sdists; Panel and
-Bokeh slimmed) -> the project's wheel -> the site's pyodide-lock.json -> panel convert and
-rewrites -> verification (no external fetch, every reference local, lock hashes).
+Bokeh slimmed) -> the project's wheel -> the site's pyodide-lock.json -> panel convert
+(once per chapter, in one process) and rewrites -> verification (no external fetch,
+every reference local, lock hashes).
 """
 from __future__ import annotations
 
@@ -20,6 +31,7 @@ import sys
 import time
 from pathlib import Path
 
+import content
 from buildtools import pins
 from buildtools.convert import PYODIDE_DIR, convert
 from buildtools.fetch import (
@@ -58,6 +70,7 @@ class Stages:
 
 def build(app: Path, site: Path, cache: Path) -> None:
     stage = Stages()
+    chapters = content.chapter_ids()
     cache.mkdir(parents=True, exist_ok=True)
     new = cache / "site.new"  # staged here, swapped in only once verified
     shutil.rmtree(new, ignore_errors=True)
@@ -105,8 +118,10 @@ def build(app: Path, site: Path, cache: Path) -> None:
             raise BuildError(f"lock entries nothing installs: {unused}")
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
-    with stage(f"6/7 panel convert {app} --to pyodide-worker, rewrite to local URLs"):
-        result = convert(app, REPO, new, set(lock["packages"]))
+    with stage(f"6/7 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
+        result = convert(app, REPO, new, set(lock["packages"]), chapters)
+        print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
+              f"one worker {result['worker']}")
 
     with stage("7/7 verify: no external fetch, local references, lock hashes"):
         notes = verify_site(new, result["worker"], f"{PYODIDE_DIR}/pyodide-lock.json")

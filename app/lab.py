@@ -3,7 +3,12 @@
 Each chapter's Viewer is built the first time it is visited and kept, so chapter 7's model and
 its training state survive a visit elsewhere. The current chapter is mirrored in the URL query
 (`?chapter=4`), so a deep link opens a chapter and the back button of the page stays meaningful.
+
+The chapter a Lab opens on is known before anything is built (see `initial_chapter`), so a deep
+link builds and renders its chapter once, not chapter 0 first.
 """
+import os
+import sys
 import urllib.parse
 from functools import partial
 
@@ -33,6 +38,30 @@ def _viewer_for(chapter_id):
     return ProseChapter(chapter_id=chapter_id)
 
 
+def _query_chapter(search):
+    """The `chapter` value of a query string such as "?chapter=7&x=1" (None if absent)."""
+    values = urllib.parse.parse_qs((search or "").lstrip("?")).get("chapter")
+    return values[0] if values else None
+
+
+def initial_chapter(location=None):
+    """The chapter a new Lab opens on; an unknown id gives "0".
+
+    In order: the page's `?chapter=` as pn.state.location has it (panel serve fills it from the
+    request); in Pyodide, the worker's own URL (the static site's page starts its worker as
+    `main.js?chapter=7`, because pn.state.location only learns the page's URL after the first
+    render); the environment variable GLEAM_CHAPTER (build.py pre-renders each chapter's page
+    this way); else "0".
+    """
+    wanted = _query_chapter(getattr(location, "search", "")) if location is not None else None
+    if wanted is None and sys.platform == "emscripten":
+        import js  # Pyodide only: the global scope (the worker's, in the static site)
+        wanted = _query_chapter(str(getattr(js.location, "search", "") or ""))
+    if wanted is None:
+        wanted = os.environ.get("GLEAM_CHAPTER") or None
+    return wanted if wanted in content.chapter_ids() else "0"
+
+
 def _nav_label(chapter_id):
     prefix = f"{chapter_id}. " if chapter_id.isdigit() else ""
     return prefix + content.title(chapter_id)
@@ -45,6 +74,9 @@ class Lab(pn.viewable.Viewer):
         The chapter shown (ids "0".."9", "memory", "extrapolation"); synced to ?chapter=.""")
 
     def __init__(self, **params):
+        location = pn.state.location if pn.state.curdoc is not None else None
+        if "chapter" not in params:
+            params["chapter"] = initial_chapter(location)
         super().__init__(**params)
         self._views = {}
         self._nav = {}
@@ -62,11 +94,10 @@ class Lab(pn.viewable.Viewer):
                     "position": "sticky", "top": "0", "overflow-y": "auto"})
         self._main = pn.Column(sizing_mode="stretch_width", margin=(0, 24), css_classes=["gl-main"])
         self._layout = pn.Row(toc, self._main, sizing_mode="stretch_width")
-        self._location = pn.state.location if pn.state.curdoc is not None else None
-        if self._location is not None:
+        self._location = location
+        if self._location is not None:  # later changes of ?chapter= (the page's URL) switch chapters
             self._location.param.watch(self._from_url, "search")
-            self._from_url()
-        self._show()
+        self._show()                    # builds the initial chapter, once
 
     # ------------------------------------------------------------ navigation
     def _go(self, chapter_id, event=None):
@@ -90,8 +121,7 @@ class Lab(pn.viewable.Viewer):
 
     # ------------------------------------------------------------ URL query
     def _from_url(self, event=None):
-        query = urllib.parse.parse_qs((self._location.search or "").lstrip("?"))
-        wanted = query.get("chapter", [None])[0]
+        wanted = _query_chapter(self._location.search)
         if wanted in self.param.chapter.objects and wanted != self.chapter:
             self.chapter = wanted
 

@@ -1,5 +1,9 @@
 """`panel convert --to pyodide-worker`, then point everything it wrote at the site itself.
 
+One page per chapter: Panel's converter runs once per chapter in one process (panel_pages.py),
+each page pre-rendering its own chapter; all pages share one worker script and all assets.
+See DEEP_LINK_SCRIPT for how a page and its worker agree on the chapter.
+
 With PANEL_CDN_ROOT=./panel-cdn/ Panel writes its own JS/CSS URLs relative; what is left:
 BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the Panel/Bokeh wheel URLs in the
 worker's install list, loadPyodide()'s arguments, and the jsnull shim Panel 1.9.4 needs
@@ -9,6 +13,7 @@ templates stops the build instead of leaving an external URL behind.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -27,20 +32,42 @@ BOKEH_DIR = "bokeh"
 BOKEH_CDN_RE = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-(\d+\.\d+\.\d+)\.min\.js")
 
 
-def run_panel_convert(app: Path, repo: Path, out: Path) -> tuple[str, str, str]:
-    """Return (html, worker_js, app_name) as panel convert wrote them."""
+def convert_pages(app: Path, repo: Path, out: Path, chapters: list[str] | None = None
+                  ) -> tuple[dict[str | None, str], str, str]:
+    """Convert `app` as `panel convert APP --to pyodide-worker --requirements <project>` does,
+    once per chapter (GLEAM_CHAPTER set), in one Python process.
+
+    Returns ({chapter: html}, worker_js, app_name); without chapters, {None: html}. The worker
+    script must come out the same for every chapter (it is shipped once).
+    """
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PANEL_CDN_ROOT=PANEL_CDN_ROOT)
-    env["PYTHONPATH"] = os.pathsep.join([str(repo)] + [p for p in [env.get("PYTHONPATH")] if p])
-    panel = Path(sys.executable).with_name("panel")
-    cmd = [str(panel), "convert", str(app), "--to", "pyodide-worker", "--out", str(out),
-           "--requirements", pins.PROJECT_NAME]
+    env.pop("GLEAM_CHAPTER", None)
+    here = str(Path(__file__).resolve().parents[1])  # so that `-m buildtools.panel_pages` imports
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(repo), here] + [p for p in [env.get("PYTHONPATH")] if p]))
+    keys = list(chapters) if chapters else [None]
+    cmd = [sys.executable, "-m", "buildtools.panel_pages", str(app), str(out), pins.PROJECT_NAME,
+           *(chapters or [])]
     proc = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True)
     name = app.stem
-    html, js = out / f"{name}.html", out / f"{name}.js"
-    if proc.returncode != 0 or not html.exists() or not js.exists():
-        raise BuildError(f"panel convert failed for {app}:\n{proc.stdout}\n{proc.stderr}")
-    return html.read_text(encoding="utf-8"), js.read_text(encoding="utf-8"), name
+    pages, workers = {}, set()
+    for key in keys:
+        folder = out / (key or "_")
+        html, js = folder / f"{name}.html", folder / f"{name}.js"
+        if proc.returncode != 0 or not html.exists() or not js.exists():
+            raise BuildError(f"panel convert failed for {app} (chapter {key!r}):\n{proc.stdout}\n{proc.stderr}")
+        pages[key] = html.read_text(encoding="utf-8")
+        workers.add(js.read_text(encoding="utf-8"))
+    if len(workers) != 1:
+        raise BuildError("panel convert wrote a different worker script for different chapters: "
+                         "the pages could not share one main.js")
+    return pages, workers.pop(), name
+
+
+def run_panel_convert(app: Path, repo: Path, out: Path) -> tuple[str, str, str]:
+    """Return (html, worker_js, app_name) as panel convert writes them (no chapter chosen)."""
+    pages, js, name = convert_pages(app, repo, out)
+    return pages[None], js, name
 
 
 def _sub_once(pattern: str, repl, text: str, what: str, flags: int = 0) -> str:
@@ -191,13 +218,71 @@ def copy_panel_dist(html: str, site: Path) -> list[str]:
     return sorted(wanted)
 
 
-def convert(app: Path, repo: Path, site: Path, lock_keys: set[str]) -> dict:
+# Put first in every page's <head>. Chapter pages (chapter-<id>.html; index.html is chapter 0)
+# differ only in the document they pre-render. `?chapter=<id>` naming another chapter replaces
+# the page by that chapter's page before anything else loads, so what shows while Python starts
+# is always the chapter Python will show. The worker is started as main.js?chapter=<this page's
+# chapter> (plus the page's other query parameters): app.lab reads its first chapter there.
+DEEP_LINK_SCRIPT = """<script>
+  // Added by build.py: this page pre-renders chapter {page}.
+  var glPage = (function () {{
+    var page = {page}, ids = {ids};
+    var query = new URLSearchParams(window.location.search), wanted = query.get("chapter");
+    if (wanted !== page && ids.indexOf(wanted) >= 0) {{
+      window.location.replace("{prefix}" + encodeURIComponent(wanted) + ".html"
+                              + window.location.search + window.location.hash);
+    }} else {{
+      query.set("chapter", page);
+    }}
+    return {{chapter: page, workerQuery: "?" + query.toString()}};
+  }})();
+</script>"""
+PAGE_PREFIX = "chapter-"
+WORKER_RE = r'new Worker\("\./([\w.-]+\.js)"\)'
+
+
+def page_name(chapter: str) -> str:
+    return f"{PAGE_PREFIX}{chapter}.html"
+
+
+def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
+    """Mark `html` as chapter `chapter`'s page: the redirect/worker-query script, and the worker
+    started with the chapter in its URL."""
+    if chapter not in chapters or any(not re.fullmatch(r"[\w-]+", c) for c in chapters):
+        raise BuildError(f"chapter ids must be plain names: {chapter!r} in {chapters}")
+    script = DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX)
+    html = _sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
+                     "the page's <meta charset> (to put the deep-link script first)")
+    return _sub_once(WORKER_RE, lambda m: f'new Worker("./{m.group(1)}" + glPage.workerQuery)', html,
+                     "new Worker(...) in the page")
+
+
+def _head(html: str) -> str:
+    return html[: html.index("<body")]
+
+
+def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: list[str] | None = None) -> dict:
+    """Write the entry pages (index.html, and chapter-<id>.html per chapter), the worker, and
+    the JS/CSS they load. Returns what was written."""
     with tempfile.TemporaryDirectory() as tmp:
-        html, js, name = run_panel_convert(app, repo, Path(tmp))
-    html, bundles = rewrite_html(html)
+        raw, js, name = convert_pages(app, repo, Path(tmp), chapters)
+    rewritten = {chapter: rewrite_html(html) for chapter, html in raw.items()}
+    # In-page navigation needs every chapter's JS/CSS on every page: the heads must agree.
+    if len({(_head(html), tuple(b)) for html, b in rewritten.values()}) != 1:
+        raise BuildError("the chapters' pages load different JS/CSS; every page must load them all")
+    bundles = next(iter(rewritten.values()))[1]
+    pages = {chapter: html if chapter is None else add_deep_links(html, chapter, list(chapters))
+             for chapter, (html, _) in rewritten.items()}
     js = rewrite_worker(js, lock_keys)
-    (site / "index.html").write_text(html, encoding="utf-8")
+
+    front = next(iter(pages))  # the app's first chapter ("0"), or the only page
+    (site / "index.html").write_text(pages[front], encoding="utf-8")
+    written = ["index.html"]
+    for chapter, html in pages.items():
+        if chapter is not None:
+            (site / page_name(chapter)).write_text(html, encoding="utf-8")
+            written.append(page_name(chapter))
     (site / f"{name}.js").write_text(js, encoding="utf-8")
     copy_bokeh_js(bundles, site)
-    panel_files = copy_panel_dist(html, site)
-    return {"worker": f"{name}.js", "bokeh": bundles, "panel": panel_files}
+    panel_files = copy_panel_dist("\n".join(pages.values()), site)
+    return {"worker": f"{name}.js", "pages": written, "bokeh": bundles, "panel": panel_files}

@@ -68,6 +68,13 @@ class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def handle_error(self, request, client_address):
+        # A browser that drops a connection (a page that redirects or closes while its scripts
+        # load: `index.html?chapter=7` leaving for chapter-7.html) is not a server error.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
 
 def make_server(site: Path, port: int, host: str = "127.0.0.1") -> SiteServer:
     return SiteServer((host, port), partial(SiteHandler, directory=str(site)))

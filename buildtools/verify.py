@@ -5,8 +5,8 @@ Two checks over every .html/.js/.mjs/.json/.css the site serves:
    it (src=, <link href=>, importScripts, fetch, import, url(), micropip.install, indexURL,
    a stylesheet/script/wheel URL inside JSON such as Bokeh's embedded document). Only the
    explicit ALLOWED pairs below may remain, each with the reason it is never fetched here.
-2. local references in the entry page and worker: every relative src/href/stylesheet URL
-   resolves to a file in the site.
+2. local references in the entry pages (index.html, chapter-<id>.html) and the worker: every
+   relative src/href/stylesheet URL resolves to a file in the site.
 """
 from __future__ import annotations
 
@@ -108,13 +108,19 @@ LOCAL_REF_RE = re.compile(r"""(?:\bsrc|<link\b[^>]*?\bhref)\s*=\s*["'](\./[^"'#?
 JSON_REF_RE = re.compile(r"""["'](\./[^"'#?\s]+\.(?:css|js|mjs|svg|png|ico|woff2?|ttf))["']""")
 
 
+def entry_pages(site: Path) -> list[Path]:
+    """The site's pages: index.html and the chapters' pages beside it."""
+    return sorted(site.glob("*.html"))
+
+
 def check_local_refs(site: Path, worker: str) -> list[str]:
     problems = []
-    html = (site / "index.html").read_text(encoding="utf-8")
-    refs = set(LOCAL_REF_RE.findall(html)) | set(JSON_REF_RE.findall(html))
-    for ref in sorted(refs):
-        if not (site / ref).is_file():
-            problems.append(f"index.html references {ref}, which is not in the site")
+    for page in entry_pages(site):
+        html = page.read_text(encoding="utf-8")
+        refs = set(LOCAL_REF_RE.findall(html)) | set(JSON_REF_RE.findall(html))
+        for ref in sorted(refs):
+            if not (site / ref).is_file():
+                problems.append(f"{page.name} references {ref}, which is not in the site")
     js = (site / worker).read_text(encoding="utf-8")
     for ref in re.findall(r'importScripts\("(\./[^"]+)"\)', js):
         if not (site / ref).is_file():
@@ -123,12 +129,13 @@ def check_local_refs(site: Path, worker: str) -> list[str]:
 
 
 def check_documents(site: Path) -> list[str]:
-    """Refuse Bokeh models in the pre-rendered document that fetch from third parties."""
-    html = (site / "index.html").read_text(encoding="utf-8")
+    """Refuse Bokeh models in the pre-rendered documents that fetch from third parties."""
     problems = []
-    for model, why in EXTERNAL_MODELS.items():
-        if re.search(rf'"name"\s*:\s*"{model}"', html):
-            problems.append(f"the page's document has a {model}: {why}")
+    for page in entry_pages(site):
+        html = page.read_text(encoding="utf-8")
+        for model, why in EXTERNAL_MODELS.items():
+            if re.search(rf'"name"\s*:\s*"{model}"', html):
+                problems.append(f"{page.name}'s document has a {model}: {why}")
     return problems
 
 

@@ -1,22 +1,29 @@
 """Fast checks of build.py's pieces, without a browser.
 
 The lock entries it writes, its refusal of a file whose hash is wrong, its rewriting of
-what `panel convert` writes (nothing external left), the URL scanner itself, and the cache
-headers of `build.py --serve`. The full build is exercised by test.sh and the browser tests;
-when site/ exists, its lock and URLs are checked here too.
+what `panel convert` writes (nothing external left), the pages per chapter and how a page and
+its worker agree on the chapter (deep links), the URL scanner itself, and the cache headers of
+`build.py --serve`. The full build is exercised by test.sh and the browser tests; when site/
+exists, its lock, URLs and chapter pages are checked here too.
 """
 import hashlib
+import html as htmllib
 import json
+import re
+import sys
+import types
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from buildtools import pins
-from buildtools.convert import PYODIDE_DIR, rewrite_html, rewrite_worker, run_panel_convert
+from buildtools.convert import (
+    PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
+)
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
 from buildtools.lock import build_lock, verify_lock
-from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control
+from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control, make_server
 from buildtools.verify import check_documents, scan_site, scan_text
 from buildtools.wheels import read_wheel, slim_wheel
 
@@ -147,7 +154,7 @@ pn.Column(pn.pane.Markdown("$$x^2$$"), pn.widgets.FloatSlider(name="k")).servabl
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    """What `panel convert` writes for a small app (the same command build.py runs)."""
+    """What `panel convert` writes for a small app (through the same converter build.py runs)."""
     tmp = tmp_path_factory.mktemp("convert")
     app = tmp / "toy.py"
     app.write_text(TOY_APP)
@@ -187,6 +194,138 @@ def test_worker_queues_incoming_patches_in_order(converted):
 def test_worker_rewrite_refuses_a_package_not_in_the_lock(converted):
     with pytest.raises(BuildError, match="package index"):
         rewrite_worker(converted[1], LOCK_KEYS - {"gleam"})
+
+
+# ---------------------------------------------------------------- a page per chapter, deep links
+
+TOY_CHAPTERS_APP = '''
+import os
+import panel as pn
+pn.extension("mathjax")
+chapter = os.environ.get("GLEAM_CHAPTER", "none")
+pn.Column(pn.pane.Markdown(f"toy text of chapter {chapter}"), pn.widgets.FloatSlider(name="k")).servable()
+'''
+TOY_IDS = ["0", "7", "memory"]
+WORKER_LINE = re.compile(r'new Worker\("\./(\w+)\.js" \+ glPage\.workerQuery\)')
+
+
+def embedded_document(page_html):
+    """The Bokeh document a page pre-renders (the JSON panel convert embeds)."""
+    m = re.search(r'<script type="application/json" id="[^"]+">\s*(.*?)\s*</script>', page_html, re.S)
+    assert m, "the page embeds no document"
+    return json.loads(htmllib.unescape(m.group(1)))
+
+
+def doc_models(doc):
+    """Every model of an embedded document, as (name, attributes)."""
+    out = []
+
+    def walk(o):
+        if isinstance(o, dict):
+            if o.get("type") == "object" and "name" in o:
+                out.append((o["name"], o.get("attributes", {})))
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(doc)
+    return out
+
+
+@pytest.fixture(scope="module")
+def toy_site(tmp_path_factory):
+    """convert() as build.py runs it, on a small app whose text names GLEAM_CHAPTER."""
+    tmp = tmp_path_factory.mktemp("pages")
+    app = tmp / "toy.py"
+    app.write_text(TOY_CHAPTERS_APP)
+    site = tmp / "site"
+    site.mkdir()
+    result = convert(app, ROOT, site, LOCK_KEYS, TOY_IDS)
+    return site, result
+
+
+def test_a_page_per_chapter_each_prerendering_its_chapter(toy_site):
+    site, result = toy_site
+    assert result["pages"] == ["index.html"] + [page_name(c) for c in TOY_IDS]
+    assert result["worker"] == "toy.js"
+    assert sorted(p.name for p in site.glob("*.js")) == ["toy.js"]  # one worker for all pages
+    for cid in TOY_IDS:
+        text = json.dumps(embedded_document((site / page_name(cid)).read_text()))
+        assert f"toy text of chapter {cid}" in text
+        assert not any(f"toy text of chapter {o}" in text for o in TOY_IDS if o != cid)
+    assert (site / "index.html").read_text() == (site / page_name("0")).read_text()
+
+
+def test_every_page_starts_the_shared_worker_with_its_chapter(toy_site):
+    site, _ = toy_site
+    for cid in TOY_IDS:
+        page = (site / page_name(cid)).read_text()
+        assert WORKER_LINE.findall(page) == ["toy"]
+        assert 'new Worker("./toy.js")' not in page
+        assert f"var page = {json.dumps(cid)}, ids = {json.dumps(TOY_IDS)};" in page
+        # the deep-link script runs before any other script on the page
+        assert page.index("var glPage") < page.index("<script", page.index("var glPage"))
+        assert page.index("<script") == page.index("<script>\n  // Added by build.py")
+        assert 'query.set("chapter", page)' in page and "window.location.replace(" in page
+
+
+def test_deep_links_refuse_an_id_that_is_not_a_plain_name(converted):
+    with pytest.raises(BuildError, match="plain names"):
+        add_deep_links(converted[0], "x", ["x", "a/b"])
+    with pytest.raises(BuildError, match="new Worker"):
+        add_deep_links('<meta charset="utf-8">no worker here', "0", ["0"])
+
+
+@pytest.fixture
+def no_location_hints(monkeypatch):
+    monkeypatch.delenv("GLEAM_CHAPTER", raising=False)
+    monkeypatch.delitem(sys.modules, "js", raising=False)
+
+
+def test_the_lab_opens_on_gleam_chapter_and_builds_only_that_chapter(monkeypatch, no_location_hints):
+    from app.lab import Lab
+    monkeypatch.setenv("GLEAM_CHAPTER", "7")
+    lab = Lab()
+    assert lab.chapter == "7" and list(lab._views) == ["7"]
+    monkeypatch.setenv("GLEAM_CHAPTER", "no-such-chapter")
+    assert Lab().chapter == "0"
+
+
+def test_first_chapter_sources_in_order(monkeypatch, no_location_hints):
+    from app.lab import initial_chapter
+    loc = types.SimpleNamespace
+    assert initial_chapter() == "0"
+    monkeypatch.setenv("GLEAM_CHAPTER", "memory")
+    assert initial_chapter() == "memory"
+    assert initial_chapter(loc(search="")) == "memory"
+    assert initial_chapter(loc(search="?x=1&chapter=4")) == "4"          # the page's query first
+    assert initial_chapter(loc(search="?chapter=bogus")) == "0"          # unknown -> "0"
+    # in Pyodide: the worker's own URL (main.js?chapter=9), when the location says nothing yet
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    monkeypatch.setitem(sys.modules, "js", types.SimpleNamespace(location=loc(search="?chapter=9")))
+    assert initial_chapter(loc(search="")) == "9"
+    assert initial_chapter(None) == "9"
+    assert initial_chapter(loc(search="?chapter=2")) == "2"
+
+
+def test_the_url_query_and_the_chapter_stay_in_sync(no_location_hints):
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from app.lab import Lab
+    with set_curdoc(Document()):
+        location = pn.state.location
+        location.search = "?chapter=4"
+        lab = Lab()
+        assert lab.chapter == "4" and list(lab._views) == ["4"]
+        location.search = "?x=1&chapter=2"                 # the page's URL changes
+        assert lab.chapter == "2"
+        lab.chapter = "9"                                  # the lab moves: the URL follows
+        assert location.search == "?x=1&chapter=9"
+        location.search = "?chapter=nope"                  # an unknown id is ignored
+        assert lab.chapter == "9"
 
 
 def test_mathjax_bundle_is_added_when_the_page_lacks_it():
@@ -242,6 +381,26 @@ def test_cache_headers(path, expected):
     assert cache_control(path) == expected
 
 
+def test_a_browser_dropping_a_connection_is_not_logged_as_an_error(tmp_path, capsys):
+    """`index.html?chapter=7` leaves for chapter-7.html while its scripts load: the browser
+    resets those connections. The browser tests read the server's log for tracebacks."""
+    server = make_server(tmp_path, 0)
+    try:
+        for exc in (ConnectionResetError(104, "reset"), BrokenPipeError(32, "pipe")):
+            try:
+                raise exc
+            except OSError:
+                server.handle_error(None, ("127.0.0.1", 1))
+        assert capsys.readouterr().err == ""
+        try:
+            raise ValueError("a real error")
+        except ValueError:
+            server.handle_error(None, ("127.0.0.1", 1))
+        assert "ValueError: a real error" in capsys.readouterr().err
+    finally:
+        server.server_close()
+
+
 def test_mime_types():
     assert MIME[".wasm"] == "application/wasm"
     assert MIME[".js"] == MIME[".mjs"] == "text/javascript"
@@ -266,3 +425,22 @@ def test_built_site_lock_matches_its_files():
 def test_built_site_has_no_external_fetch():
     problems, _ = scan_site(SITE)
     assert problems == []
+
+
+@built
+def test_built_site_has_a_page_per_chapter_prerendering_its_prose():
+    import content
+    from app.common import prose_pane, title_pane
+    ids = content.chapter_ids()
+    pages = {cid: (SITE / page_name(cid)).read_text(encoding="utf-8") for cid in ids}
+    assert (SITE / "index.html").read_text(encoding="utf-8") == pages["0"]
+    assert sorted(p.name for p in SITE.glob("*.js")) == ["main.js"]
+    for cid, page in pages.items():
+        models = doc_models(embedded_document(page))
+        texts = [htmllib.unescape(a["text"]) for _, a in models if isinstance(a.get("text"), str)]
+        h1 = [t for t in texts if t.startswith("<h1>")]
+        assert h1 == [title_pane(cid).object], cid
+        prose = [htmllib.unescape(a["text"]) for _, a in models if "gl-prose" in (a.get("css_classes") or [])]
+        assert prose == [prose_pane(cid).object], cid
+        assert WORKER_LINE.findall(page) == ["main"], cid
+        assert f"var page = {json.dumps(cid)}, ids = {json.dumps(ids)};" in page
