@@ -38,10 +38,29 @@ def _viewer_for(chapter_id):
     return ProseChapter(chapter_id=chapter_id)
 
 
-def _query_chapter(search):
-    """The `chapter` value of a query string such as "?chapter=7&x=1" (None if absent)."""
-    values = urllib.parse.parse_qs((search or "").lstrip("?")).get("chapter")
+def _query_value(search, key):
+    """The `key` value of a query string such as "?chapter=7&embed=1" (None if absent)."""
+    values = urllib.parse.parse_qs((search or "").lstrip("?")).get(key)
     return values[0] if values else None
+
+
+def _query_chapter(search):
+    return _query_value(search, "chapter")
+
+
+def _page_query(location):
+    """The page's query string: pn.state.location's, else (Pyodide) the worker's own URL's."""
+    search = getattr(location, "search", "") if location is not None else ""
+    if not search and sys.platform == "emscripten":
+        import js  # Pyodide only: the global scope (the worker's, in the static site)
+        search = str(getattr(js.location, "search", "") or "")
+    return search
+
+
+def embedded(location=None):
+    """True for `?embed=1`: the chapter alone, without the table of contents (for a course
+    page that shows one chapter in an iframe)."""
+    return _query_value(_page_query(location), "embed") in ("1", "true", "yes")
 
 
 def initial_chapter(location=None):
@@ -53,10 +72,7 @@ def initial_chapter(location=None):
     render); the environment variable GLEAM_CHAPTER (build.py pre-renders each chapter's page
     this way); else "0".
     """
-    wanted = _query_chapter(getattr(location, "search", "")) if location is not None else None
-    if wanted is None and sys.platform == "emscripten":
-        import js  # Pyodide only: the global scope (the worker's, in the static site)
-        wanted = _query_chapter(str(getattr(js.location, "search", "") or ""))
+    wanted = _query_chapter(_page_query(location))
     if wanted is None:
         wanted = os.environ.get("GLEAM_CHAPTER") or None
     return wanted if wanted in content.chapter_ids() else "0"
@@ -73,10 +89,15 @@ class Lab(pn.viewable.Viewer):
     chapter = param.Selector(default="0", objects=content.chapter_ids(), doc="""
         The chapter shown (ids "0".."9", "memory", "extrapolation"); synced to ?chapter=.""")
 
+    embed = param.Boolean(default=False, doc="""
+        Show the chapter alone, without the table of contents (`?embed=1`).""")
+
     def __init__(self, **params):
         location = pn.state.location if pn.state.curdoc is not None else None
         if "chapter" not in params:
             params["chapter"] = initial_chapter(location)
+        if "embed" not in params:
+            params["embed"] = embedded(location)
         super().__init__(**params)
         self._views = {}
         self._nav = {}
@@ -89,7 +110,7 @@ class Lab(pn.viewable.Viewer):
         toc = pn.Column(
             pn.pane.HTML("<b>Recurrent networks</b><br><span style='color:#57606a'>an interactive lab</span>",
                          margin=(10, 10, 6, 10)),
-            *self._nav.values(), width=250, css_classes=["gl-toc"],
+            *self._nav.values(), width=250, css_classes=["gl-toc"], visible=not self.embed,
             styles={"background": "#f6f8fa", "border-right": "1px solid #d0d7de", "height": "100vh",
                     "position": "sticky", "top": "0", "overflow-y": "auto"})
         self._main = pn.Column(sizing_mode="stretch_width", margin=(0, 24), css_classes=["gl-main"])

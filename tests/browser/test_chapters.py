@@ -6,7 +6,7 @@ import re
 import pytest
 
 import content
-from helpers import CHAPTER_IDS, wait_until
+from helpers import BOOT_TIMEOUT, CHAPTER_IDS, wait_until
 
 pytestmark = pytest.mark.ui
 
@@ -86,3 +86,16 @@ def test_guard_sees_offsite_requests_and_errors(pages, serve_site):
     assert "http://example.com/gl-probe" in lab.guard.offsite
     lab.page.wait_for_timeout(300)      # the blocked load's own console message, if any
     lab.guard.forget_errors()
+
+
+def test_embed_shows_one_chapter_without_the_contents(pages, site):
+    """`?embed=1` (for a course page's iframe): the chapter and its widget, no table of contents."""
+    lab = pages.new(site)
+    lab.page.goto(site.url("4") + "&embed=1", wait_until="domcontentloaded",
+                  timeout=BOOT_TIMEOUT * 1000)
+    lab.wait_ready("4")
+    wait_until(lambda: lab.shows_chapter("4"), page=lab.page, message="for chapter 4")
+    wait_until(lambda: lab.page.locator(".gl-nav").count() == 0
+               or not any(b.is_visible() for b in lab.page.locator(".gl-nav").all()),
+               page=lab.page, message="for the table of contents to be hidden")
+    assert lab.page.locator(".gl-ch4-z1").count() >= 1
