@@ -6,9 +6,14 @@ Controls by what they invalidate:
 - hidden size, corpus (Apply), Reset: a new model (or the same one re-initialised), curves cleared.
 
 Training runs as an asyncio task (Panel's `pn.state.execute`, so it works under `panel serve` and in
-the Pyodide worker alike): run steps for a ~25 ms budget, push once (stream the losses, replace the
-gate images, refresh the sample at most every 0.5 s), then `await asyncio.sleep(0.004)` so widget
-changes are handled between ticks. Sampled and typed text reaches the page only through html.escape.
+the Pyodide worker alike): run steps for a ~40 ms budget, then `await asyncio.sleep(0.004)` so widget
+changes are handled between ticks. Every push costs the worker milliseconds and the page a repaint, so
+while training each view is pushed at its own pace (PUSH_EVERY: the loss curve every tick, ~20/s; the
+gates at most 10/s; the stats ~4/s; a new sample ~1/s); whenever training stops (Pause, the Train
+toggle, divergence) or after a Step, everything pending is pushed at once, the stats first, so the
+page then shows the exact figures.
+The figures' ranges are set from Python only (app/ch7_plots.py): nothing flows back while training.
+Sampled and typed text reaches the page only through html.escape.
 """
 import asyncio
 import html
@@ -16,22 +21,22 @@ import math
 import sys
 import time
 
-import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColorBar, ColumnDataSource, DataRange1d, Label, LinearColorMapper, Span
-from bokeh.plotting import figure
 from panel.io.document import unlocked
 
-from app.common import chapter_layout, fmt_fixed, gv, html_pane, widget_card
+from app.ch7_plots import GatePlots, HTMLBox, LossPlot
+from app.common import chapter_layout, fmt_fixed, gv, widget_card
 from gleam.chargru import DEFAULT_CORPUS, CharGRU, ema
 
 EMA_DECAY = 0.97
-TICK_BUDGET = 0.025        # seconds of training per push
+TICK_BUDGET = 0.040        # seconds of training per tick (a click waits at most about this long)
 TICK_SLEEP = 0.004         # a real timer (> ~2 ms): widget changes are handled between ticks
-SAMPLE_EVERY = 0.5         # seconds between two refreshes of the sampled text while training
+# seconds between two pushes of each view while training (BokehJS redraws cost the page's main
+# thread, every push costs the worker time it could train in)
+# (a tick lasts ~45-50 ms: the loss goes out every tick, the gates every third, the stats every sixth)
+PUSH_EVERY = {"loss": 0.03, "gates": 0.1, "stats": 0.24, "sample": 0.95}
 SAMPLE_CHARS = 240
-ROLLOVER = 5000            # points kept on the loss curve
 SEED = 0
 # Divergence: gleam flags a non-finite loss; a finite loss far above uniform guessing is also a
 # run that has blown up (lr = 5 gives losses of 20-100 nats per character, finite but useless).
@@ -81,21 +86,22 @@ class LiveLabChapter(pn.viewable.Viewer):
         self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=SEED)
         self._ema = None               # last EMA value (continues across pushes)
         self._task_running = False
-        self._last_sample = 0.0
+        self._pending = ([], [], [])   # steps, EMA, loss: trained but not yet streamed
+        self._pending_gates = None     # the last StepStats whose gates are not shown yet
+        self._pushed = dict.fromkeys(PUSH_EVERY, 0.0)   # when each view was last pushed
+        self._sample_steps = None      # the model's step count when the sample was drawn
         self._rate = 0.0               # steps per second while training
-        self._chunk = 4                # steps per model.step() call, adapted to the tick budget
+        self._per_step = 0.002         # seconds per step (measured): sizes the model.step() calls
         self._note = ""
-        self._stats = html_pane(min_height=60)
-        self._sample = html_pane(min_height=90, stylesheets=[
+        self._stats = HTMLBox(min_height=60)
+        self._sample = HTMLBox(min_height=90, css=(
             ".gl-ch7-sample { white-space: pre-wrap; font-family: ui-monospace, Menlo, monospace; "
             "background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; "
-            "min-height: 4.5em; overflow-wrap: anywhere; }"])
-        self._loss_src = ColumnDataSource({"step": [], "ema": [], "loss": []})
-        self._z_src = ColumnDataSource(self._image_data(np.zeros((self._model.H, self._model.K))))
-        self._r_src = ColumnDataSource(self._image_data(np.zeros((self._model.H, self._model.K))))
-        self._loss_fig = self._make_loss_figure()
-        self._z_fig = self._make_gate_figure(self._z_src, "update gate z (rows: units; columns: last chunk's steps)")
-        self._r_fig = self._make_gate_figure(self._r_src, "reset gate r")
+            "min-height: 4.5em; overflow-wrap: anywhere; }"))
+        self._loss = LossPlot(self._model)
+        self._gates = GatePlots(self._model.H, self._model.K)
+        self._loss_src, self._loss_fig = self._loss.source, self._loss.fig
+        self._gate_src, self._z_fig, self._r_fig = self._gates.source, self._gates.z_fig, self._gates.r_fig
         self._layout = chapter_layout("7", self._build_widget())
         self._show_gates(self._model.step(0))
         self._refresh_sample()
@@ -132,54 +138,14 @@ class LiveLabChapter(pn.viewable.Viewer):
                                 css_classes=["gl-ch7-apply"], width=300),
             width=320)
         views = pn.Column(
-            self._stats,
+            self._stats.pane,
             pn.pane.Bokeh(self._loss_fig, sizing_mode="stretch_width"),
             pn.Row(pn.pane.Bokeh(self._z_fig, sizing_mode="stretch_width"),
                    pn.pane.Bokeh(self._r_fig, sizing_mode="stretch_width"), sizing_mode="stretch_width"),
             pn.pane.HTML("<b>Sampled text</b> <span class='gl-note'>(the model writes, one character "
                          "at a time, feeding each back as the next input)</span>", margin=(4, 10, 0, 10)),
-            self._sample, sizing_mode="stretch_width", min_width=420)
+            self._sample.pane, sizing_mode="stretch_width", min_width=420)
         return widget_card(controls, views)
-
-    def _make_loss_figure(self):
-        fig = figure(height=250, sizing_mode="stretch_width", toolbar_location=None,
-                     x_range=DataRange1d(start=0, range_padding=0.02),
-                     y_range=DataRange1d(start=0, range_padding=0.05),
-                     title="Training loss, nats per character (EMA, decay 0.97)")
-        fig.line("step", "loss", source=self._loss_src, color="#9ecae1", alpha=0.6, legend_label="per chunk")
-        fig.line("step", "ema", source=self._loss_src, color="#2f6fbf", line_width=2, legend_label="EMA")
-        self._chance_span = Span(location=self._model.chance_loss, dimension="width",
-                                 line_dash="dashed", line_color="#d1495b", line_width=1.5)
-        self._unigram_span = Span(location=self._model.unigram_loss, dimension="width",
-                                  line_dash="dotted", line_color="#e07b00", line_width=1.5)
-        self._chance_label = Label(x=6, x_units="screen", y=self._model.chance_loss, y_offset=-15,
-                                   text="chance ln V", text_color="#d1495b", text_font_size="9pt")
-        self._unigram_label = Label(x=6, x_units="screen", y=self._model.unigram_loss, y_offset=-15,
-                                    text="unigram", text_color="#e07b00", text_font_size="9pt")
-        for annotation in (self._chance_span, self._unigram_span, self._chance_label, self._unigram_label):
-            fig.add_layout(annotation)
-        fig.legend.location = "top_right"
-        fig.legend.background_fill_alpha = 0.7
-        fig.legend.label_text_font_size = "9pt"
-        fig.xaxis.axis_label = "step (one 25-character chunk each)"
-        return fig
-
-    def _make_gate_figure(self, source, title):
-        H, K = self._model.H, self._model.K
-        fig = figure(height=230, sizing_mode="stretch_width", toolbar_location=None, title=title,
-                     x_range=(0, K), y_range=(0, H), min_width=200)
-        mapper = LinearColorMapper(palette="Viridis256", low=0.0, high=1.0)
-        fig.image(image="image", x=0, y=0, dw="dw", dh="dh", source=source, color_mapper=mapper)
-        fig.add_layout(ColorBar(color_mapper=mapper, width=8), "right")
-        fig.xaxis.axis_label = "step in chunk"
-        fig.yaxis.axis_label = "unit"
-        fig.title.text_font_size = "9pt"
-        return fig
-
-    @staticmethod
-    def _image_data(gates):
-        H, K = gates.shape
-        return {"image": [np.ascontiguousarray(gates, dtype=np.float64)], "dw": [K], "dh": [H]}
 
     # ------------------------------------------------------------ state the tests read
     @property
@@ -203,7 +169,7 @@ class LiveLabChapter(pn.viewable.Viewer):
         if not self.training:
             if self.status == "training":
                 self.status = "paused"
-            self._refresh_stats()
+            self._flush()          # stopped: the page shows the exact figures
             return
         if self.status == "diverged":
             self.training = False
@@ -215,7 +181,10 @@ class LiveLabChapter(pn.viewable.Viewer):
 
     @param.depends("pause", watch=True)
     def _on_pause(self):
-        self.training = False
+        if self.training:
+            self.training = False      # -> _on_training -> _flush()
+        else:
+            self._flush()
 
     @param.depends("step_once", watch=True)
     def _on_step(self):
@@ -224,8 +193,7 @@ class LiveLabChapter(pn.viewable.Viewer):
         self._train_for(n=1)
         if not self.training and self.status != "diverged":
             self.status = "paused"
-        self._refresh_sample()
-        self._refresh_stats()
+        self._flush()
 
     @param.depends("reset", watch=True)
     def _on_reset(self):
@@ -285,20 +253,17 @@ class LiveLabChapter(pn.viewable.Viewer):
         self._model = model
         self.error = ""
         with unlocked():     # raw Bokeh changes: dispatch them whether or not we hold the lock
-            for fig in (self._z_fig, self._r_fig):
-                fig.y_range.end = model.H
-                fig.x_range.end = model.K
-            self._chance_span.location = self._chance_label.y = model.chance_loss
-            self._unigram_span.location = self._unigram_label.y = model.unigram_loss
+            self._gates.resize(model.H, model.K)
         self._restart_curves()
         return True
 
     def _restart_curves(self):
         self._ema = None
         self._rate = 0.0
+        self._pending = ([], [], [])
         self.status = "training" if self.training else "ready"
         with unlocked():
-            self._loss_src.data = {"step": [], "ema": [], "loss": []}
+            self._loss.restart(self._model)
             self._show_gates(self._model.step(0))
         self._refresh_sample()
         self._refresh_stats()
@@ -321,55 +286,76 @@ class LiveLabChapter(pn.viewable.Viewer):
         try:
             while self.training and self.status != "diverged":
                 self._train_for(budget=TICK_BUDGET)
-                now = time.perf_counter()
-                if now - self._last_sample >= SAMPLE_EVERY:
-                    self._refresh_sample()
-                self._refresh_stats()
+                if self.training:      # (a stop has already flushed everything)
+                    self._push()
                 await asyncio.sleep(TICK_SLEEP)
         finally:
             self._task_running = False
 
     def _train_for(self, budget=None, n=None):
-        """Train for `n` steps, or for about `budget` seconds; then push once to the page."""
+        """Train for `n` steps, or for about `budget` seconds; queue the results for the page."""
         model = self._model
         first_step = model.steps + 1
-        losses, start, stats = [], time.perf_counter(), None
+        losses, start, stats, elapsed = [], time.perf_counter(), None, 0.0
         while True:
-            stats = model.step(n if n is not None else self._chunk)
+            k = n
+            if n is None:    # calls of ~1/4 budget, the last one cut to what is left: ticks end near it
+                k = max(1, min(round((budget - elapsed) / self._per_step), int(0.25 * budget / self._per_step)))
+            stats = model.step(k)
             losses.extend(stats.loss.tolist())
-            if stats.n and n is None:
-                per_step = stats.seconds / stats.n
-                self._chunk = max(1, min(200, int(0.3 * budget / max(per_step, 1e-6))))
-            if n is not None or stats.diverged or stats.n == 0 or time.perf_counter() - start >= budget:
+            if stats.n:
+                self._per_step = max(stats.seconds / stats.n, 1e-5)
+            elapsed = time.perf_counter() - start
+            if (n is not None or stats.diverged or stats.n == 0
+                    or elapsed + 0.5 * self._per_step >= budget):
                 break
-        elapsed = time.perf_counter() - start
         if losses and elapsed > 0 and n is None:
             self._rate = len(losses) / elapsed
-        self._push(losses, stats, first_step)
-
-    def _push(self, losses, stats, first_step):
-        """Stream the new losses (EMA continued), replace the gate images, check for divergence."""
         finite = [v for v in losses if math.isfinite(v)]
         emas = ema(finite, EMA_DECAY, start=self._ema) if finite else []
         if len(emas):
             self._ema = float(emas[-1])
-        with unlocked():
-            if finite:
-                steps = [first_step + i for i, v in enumerate(losses) if math.isfinite(v)]
-                self._loss_src.stream({"step": steps, "ema": list(emas), "loss": finite}, rollover=ROLLOVER)
-            self._show_gates(stats)
+            steps, ema_list, loss_list = self._pending
+            steps.extend(first_step + i for i, v in enumerate(losses) if math.isfinite(v))
+            ema_list.extend(float(e) for e in emas)
+            loss_list.extend(finite)
+        self._pending_gates = stats
         blown = self._ema is not None and self._ema > DIVERGED_FACTOR * self._model.chance_loss
         if stats.diverged or len(finite) < len(losses) or blown:
             self.status = "diverged"
-            self.training = False
+            self.training = False          # -> _on_training -> _flush()
+
+    def _push(self, force=False):
+        """Push each view whose interval has passed (every view with something new, if `force`)."""
+        now = time.perf_counter()
+
+        def due(view):
+            if force or now - self._pushed[view] >= PUSH_EVERY[view]:
+                self._pushed[view] = now
+                return True
+            return False
+
+        if due("stats"):         # first: a stop shows on the page before the plots and the sample
+            self._refresh_stats()
+        with unlocked():
+            if (self._pending[0] or force) and due("loss"):
+                self._loss.stream(*self._pending, final=force)
+                self._pending = ([], [], [])
+            if self._pending_gates is not None and due("gates"):
+                self._show_gates(self._pending_gates)
+        if self._sample_steps != self._model.steps and due("sample"):
+            self._refresh_sample()
+
+    def _flush(self):
+        self._push(force=True)
 
     def _show_gates(self, stats):
-        self._z_src.data = self._image_data(stats.z)
-        self._r_src.data = self._image_data(stats.r)
+        self._pending_gates = None
+        self._gates.show(stats.z, stats.r)
 
     # ------------------------------------------------------------ text panes
     def _refresh_sample(self):
-        self._last_sample = time.perf_counter()
+        self._sample_steps = self._model.steps
         self._sample_text = self._model.sample(SAMPLE_CHARS, temperature=self.temperature)
         self._sample.object = f'<div class="gl-ch7-sample">{html.escape(self._sample_text)}</div>'
 

@@ -22,6 +22,7 @@ import panel as pn
 
 from app.ch1 import ElmanChapter
 from app.ch4 import GRUChapter
+from app import ch7_plots
 from app.ch7 import LiveLabChapter
 from app.common import gv, markdown_to_html
 from app.lab import Lab
@@ -183,7 +184,7 @@ def test_ch7_step_increments_and_reports():
     assert v["ch7.chance"] == fmt_fixed(np.log(c.model.V), 3)
     assert v["ch7.unigram"] == fmt_fixed(c.model.unigram_loss, 3)
     assert list(c._loss_src.data["step"]) == [1, 2, 3]
-    assert c._z_src.data["image"][0].shape == (c.model.H, c.model.K)
+    assert c._gate_src.data["z"][0].shape == (c.model.H, c.model.K)
     assert spans(c._stats.object) == v
 
 
@@ -250,7 +251,7 @@ def test_ch7_hidden_size_rebuilds_and_temperature_resamples():
     c.param.trigger("step_once")
     c.hidden = 64
     assert c.model.H == 64 and c.values()["ch7.steps"] == "0"
-    assert c._z_src.data["image"][0].shape == (64, c.model.K) and c._z_fig.y_range.end == 64
+    assert c._gate_src.data["z"][0].shape == (64, c.model.K) and c._z_fig.y_range.end == 64
     before = c.sample_text()
     c.temperature = 0.5
     assert c.sample_text() != before and c.values()["ch7.steps"] == "0"
@@ -269,8 +270,27 @@ def test_ch7_trains_in_an_asyncio_task_and_pauses():
     asyncio.run(run())
     v = c.values()
     assert v["ch7.status"] == "paused" and int(v["ch7.steps"]) > 10
-    assert len(c._loss_src.data["step"]) == int(v["ch7.steps"])
+    # the whole run is on the curve (its last point is the last step), in at most MAX_POINTS points
+    assert c._loss_src.data["step"][-1] == int(v["ch7.steps"])
+    assert len(c._loss_src.data["step"]) <= ch7_plots.MAX_POINTS
     assert not c._task_running
+
+
+def test_ch7_loss_curve_keeps_the_whole_run_in_bounded_points(monkeypatch):
+    monkeypatch.setattr(ch7_plots, "MAX_POINTS", 40)
+    c = LiveLabChapter()
+    for _ in range(13):                           # 13 x 11 = 143 steps, pushed as while training
+        c._train_for(n=11)
+        c._push()
+    c.param.trigger("pause")                      # a stop pushes everything, the partial group too
+    data, points = c._loss_src.data, c._loss._points
+    assert len(data["step"]) <= 40 and c._loss.stride > 1
+    assert list(data["step"]) == sorted(data["step"]) and data["step"][-1] == c.model.steps == 143
+    assert sum(p[3] for p in points) == 143       # every step counted once
+    assert data["ema"][-1] == pytest.approx(c._ema)
+    assert spans(c._stats.object)["ch7.steps"] == "143"
+    c.param.trigger("reset")
+    assert len(c._loss_src.data["step"]) == 0 and c._loss.stride == 1
 
 
 # ---------------------------------------------------------------- the lab
