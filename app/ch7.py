@@ -27,7 +27,7 @@ from panel.io.document import unlocked
 
 from app.ch7_plots import GatePlots, HTMLBox, LossPlot
 from app.common import chapter_layout, fmt_fixed, gv, widget_card
-from gleam.chargru import DEFAULT_CORPUS, CharGRU, ema
+from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU, ema
 
 EMA_DECAY = 0.97
 TICK_BUDGET = 0.040        # seconds of training per tick (a click waits at most about this long)
@@ -38,9 +38,6 @@ TICK_SLEEP = 0.004         # a real timer (> ~2 ms): widget changes are handled 
 PUSH_EVERY = {"loss": 0.03, "gates": 0.1, "stats": 0.24, "sample": 0.95}
 SAMPLE_CHARS = 240
 SEED = 0
-# Divergence: gleam flags a non-finite loss; a finite loss far above uniform guessing is also a
-# run that has blown up (lr = 5 gives losses of 20-100 nats per character, finite but useless).
-DIVERGED_FACTOR = 3.0      # EMA loss above 3 × ln V
 
 EXPERIMENTS = {
     "(choose an experiment)": None,
@@ -320,8 +317,8 @@ class LiveLabChapter(pn.viewable.Viewer):
             ema_list.extend(float(e) for e in emas)
             loss_list.extend(finite)
         self._pending_gates = stats
-        blown = self._ema is not None and self._ema > DIVERGED_FACTOR * self._model.chance_loss
-        if stats.diverged or len(finite) < len(losses) or blown:
+        # divergence is gleam's call: a chunk loss not finite or above DIVERGENCE_FACTOR × ln V
+        if stats.diverged or len(finite) < len(losses):
             self.status = "diverged"
             self.training = False          # -> _on_training -> _flush()
 
@@ -373,8 +370,8 @@ class LiveLabChapter(pn.viewable.Viewer):
         ]
         message = ""
         if self.status == "diverged":
-            message = ("<div class='gl-error'>Training diverged: the averaged loss rose above "
-                       f"{DIVERGED_FACTOR:g} × ln V (or stopped being finite). The learning rate is too "
+            message = ("<div class='gl-error'>Training diverged: a chunk's loss rose above "
+                       f"{DIVERGENCE_FACTOR:g} × ln V (or stopped being finite). The learning rate is too "
                        "large for this model: lower it and press Reset.</div>")
         note = f"<div class='gl-note'>{html.escape(self._note)}</div>" if self._note else ""
         self._stats.object = (" &nbsp;·&nbsp; ".join(parts) + message +
