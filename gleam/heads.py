@@ -8,18 +8,14 @@ position (weight 0) adds nothing to the loss and nothing to any gradient.
 """
 import numpy as np
 
+from gleam.losses import log_softmax
+
 HEADS = ("classify", "regress")
 
 
 def readout(h, Wo, bo):
     """y = Wo h + bo for h (..., n) -> (..., n_out)."""
     return h @ Wo.T + bo
-
-
-def log_softmax(logits):
-    """log p_k = y_k - log Σ_j exp(y_j), computed stably (subtract the max)."""
-    z = logits - logits.max(axis=-1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
 def classify_loss(logits, targets, weights):

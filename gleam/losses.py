@@ -37,9 +37,13 @@ def _as_targets(z, target):
 
 
 def log_softmax(logits, temperature=1.0):
+    """Log-probabilities over the last axis; logits of any shape (..., V)."""
     # log p_k = z_k/T − log Σ_j exp(z_j/T), shifted by the max for stability
     _check_temperature(temperature)
-    z = _as_logits(logits) / temperature
+    z = np.asarray(logits, dtype=np.float64)
+    if z.ndim == 0 or z.shape[-1] == 0:
+        raise ValueError(f"logits have shape {z.shape}, expected (..., V) with V >= 1")
+    z = z / temperature
     z = z - z.max(axis=-1, keepdims=True)
     return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
