@@ -11,19 +11,22 @@ Inputs are unbatched (x: (d,), h: (n,)) or batched (x: (B, d), h: (B, n)).
     gru_torch     torch.nn.GRU: reset after the matmul, blocks r, z, n, z keeps (cells_gru.py)
     lstm          torch.nn.LSTM: blocks i, f, g, o, state (h, c)              (cells_lstm.py)
 
-`CELLS[name]` is a Cell(step, step_backward, init, jacobian); `check_params(cell, p, d, n)`
-validates a parameter dict once, outside the per-step loop.
+`CELLS[name]` is a Cell(step, step_backward, init, jacobian), keyed by exactly
+`gleam.cell_names.CELL_NAMES`; `check_params(cell, p, d, n)` validates a parameter dict once,
+outside the per-step loop. `pin_gates(cell, p, z, r)` (cells_gru.py) turns a GRU's gates into
+constants, as chapter 4's sliders do.
 """
 from typing import Callable, NamedTuple
 
 import numpy as np
 
+from gleam.cell_names import CELL_NAMES, check_cell
 from gleam.cells_common import (batch_sum, check_shapes, check_sizes, check_step_inputs,
-                                column, init_weights, outer_sum, sigmoid)
+                                column, init_weights, logit, outer_sum, sigmoid)
 from gleam.cells_gru import (gru_textbook_jacobian, gru_textbook_shapes, gru_textbook_step,
                              gru_textbook_step_backward, gru_torch_jacobian, gru_torch_shapes,
                              gru_torch_step, gru_torch_step_backward, init_gru_textbook,
-                             init_gru_torch)
+                             init_gru_torch, pin_gates)
 from gleam.cells_lstm import (init_lstm, lstm_jacobian, lstm_shapes, lstm_step,
                               lstm_step_backward)
 
@@ -98,9 +101,7 @@ _SIZE_FROM = {"elman": ("Wx", "Wh"), "gru_textbook": ("Wz", "Uz"),
 
 def get_cell(cell):
     """CELLS[cell], or ValueError listing the known names."""
-    if cell not in CELLS:
-        raise ValueError(f"unknown cell {cell!r}; known cells: {', '.join(CELLS)}")
-    return CELLS[cell]
+    return CELLS[check_cell(cell)]
 
 
 def param_shapes(cell, d, n):
@@ -140,7 +141,8 @@ def check_params(cell, p, d=None, n=None):
 
 
 __all__ = [
-    "CELLS", "Cell", "check_params", "count_params", "get_cell", "param_shapes", "sigmoid",
+    "CELLS", "CELL_NAMES", "Cell", "check_params", "count_params", "get_cell", "param_shapes",
+    "logit", "sigmoid", "pin_gates",
     "elman_step", "elman_step_backward", "elman_jacobian", "init_elman",
     "gru_textbook_step", "gru_textbook_step_backward", "gru_textbook_jacobian",
     "init_gru_textbook",

@@ -1,14 +1,24 @@
-"""Small pieces every cell shares: the sigmoid, shape checks, weight init, gradient sums.
+"""Small pieces every cell shares: the sigmoid and its inverse, shape checks, weight init,
+gradient sums.
 
 Shapes: x is (d,) or (B, d), h is (n,) or (B, n); a weight matrix W of shape (k, m) is applied
 as `v @ W.T`, so the same line serves one example and a batch.
 """
 import numpy as np
 
+from gleam import checks
+
 
 def sigmoid(a):
     """σ(a) = 1 / (1 + e^(−a)), computed as exp(−log(1 + e^(−a))) so no |a| can overflow."""
     return np.exp(-np.logaddexp(0.0, -a))
+
+
+def logit(v):
+    """σ⁻¹(v) for v in [0, 1]: ±inf at the ends, where sigmoid(±inf) is exactly 1 or 0."""
+    # σ⁻¹(v) = log v − log(1 − v)
+    with np.errstate(divide="ignore"):
+        return np.log(v) - np.log1p(-v)
 
 
 def outer_sum(da, v):
@@ -63,10 +73,9 @@ def check_shapes(p, expected, cell):
 
 
 def check_sizes(d, n):
-    """ValueError unless d and n are positive integers."""
-    for name, v in (("d", d), ("n", n)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    """ValueError unless d and n are integers >= 1."""
+    checks.integer("d", d, minimum=1)
+    checks.integer("n", n, minimum=1)
 
 
 def init_weights(shapes, rng, scale, n):
@@ -75,8 +84,6 @@ def init_weights(shapes, rng, scale, n):
     `rng` is a np.random.Generator or a seed for one.
     """
     rng = np.random.default_rng(rng)
-    scale = 1.0 / np.sqrt(n) if scale is None else float(scale)
-    if not np.isfinite(scale) or scale < 0:
-        raise ValueError(f"scale must be a finite number >= 0, got {scale!r}")
+    scale = 1.0 / np.sqrt(n) if scale is None else checks.number("scale", scale, minimum=0)
     return {name: rng.uniform(-scale, scale, shape) if len(shape) == 2 else np.zeros(shape)
             for name, shape in shapes.items()}

@@ -11,11 +11,16 @@ in the order r, z, n, there are two biases, and z is the KEEP gate:
     r = σ(W_ir x + b_ir + W_hr h + b_hr)      z = σ(W_iz x + b_iz + W_hz h + b_hz)
     n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))
     h' = (1 − z) ⊙ n + z ⊙ h
+
+`pin_gates(cell, p, z, r)` makes gates constant in either convention (chapter 4's sliders).
 """
+from collections.abc import Mapping
+
 import numpy as np
 
-from gleam.cells_common import (batch_sum, check_sizes, check_step_inputs, column,
-                                init_weights, outer_sum, sigmoid)
+from gleam import checks
+from gleam.cells_common import (batch_sum, check_shapes, check_sizes, check_step_inputs, column,
+                                init_weights, logit, outer_sum, sigmoid)
 
 
 # ---------------------------------------------------------------- textbook convention
@@ -145,3 +150,71 @@ def gru_torch_jacobian(cache, p):
     d_pre_n = column(r) * W_hn + column(hn * r * (1 - r)) * W_hr
     through_candidate = column((1 - z) * (1 - n ** 2)) * d_pre_n
     return keep + through_z + through_candidate
+
+
+# ---------------------------------------------------------------- pinned gates (chapter 4)
+
+# unit i of a gate is row block·n + i of (input matrix, recurrent matrix, bias, second bias)
+_GATE_ROWS = {
+    "gru_textbook": {"z": ("Wz", "Uz", "bz", None, 0), "r": ("Wr", "Ur", "br", None, 0)},
+    # torch.nn.GRU stacks its blocks r, z, n
+    "gru_torch": {"r": ("W_ih", "W_hh", "b_ih", "b_hh", 0),
+                  "z": ("W_ih", "W_hh", "b_ih", "b_hh", 1)},
+}
+
+
+def _width(cell, p):
+    """n of a GRU parameter dict, after checking every shape."""
+    textbook = cell == "gru_textbook"
+    w_in, w_rec = ("Wz", "Uz") if textbook else ("W_ih", "W_hh")
+    if not isinstance(p, dict) or np.ndim(p.get(w_in)) != 2 or np.ndim(p.get(w_rec)) != 2:
+        raise ValueError(f"{cell} parameters need the matrices {w_in} and {w_rec}")
+    d, n = np.shape(p[w_in])[1], np.shape(p[w_rec])[1]
+    check_shapes(p, (gru_textbook_shapes if textbook else gru_torch_shapes)(d, n), cell)
+    return n
+
+
+def _pins(gate, values, n):
+    """None, n values or {unit: value} -> {unit: value}, every value checked to lie in [0, 1]."""
+    if values is None:
+        return {}
+    if isinstance(values, Mapping):
+        pairs = values.items()
+    elif np.ndim(values) == 1 and len(values) == n:
+        pairs = enumerate(values)
+    else:
+        raise ValueError(f"{gate} must be None, a sequence of n = {n} values or a mapping "
+                         f"{{unit: value}}, got {values!r}")
+    pins = {}
+    for i, v in pairs:
+        i = checks.integer(f"{gate}'s unit", i, minimum=0, maximum=n - 1)
+        pins[i] = checks.number(f"{gate}[{i}]", v, minimum=0, maximum=1)
+    return pins
+
+
+def pin_gates(cell, p, z=None, r=None):
+    """A new parameter dict for `cell` ("gru_textbook" or "gru_torch") in which the update gate z
+    and/or the reset gate r are constants. p is not modified.
+
+    z, r: None (not pinned), a sequence of n values (every unit) or {unit: value} (those units),
+    each value in [0, 1]. A pinned unit's row of the gate's input and recurrent weights is zeroed
+    and its bias set to logit(v), so the gate is σ(logit v) = v whatever x and h are (exactly 0
+    or 1 at the ends); under "gru_torch" the row of the second bias b_hh is zeroed too.
+    Each cell's own z is pinned: the textbook's write gate, or torch.nn.GRU's KEEP gate.
+    """
+    if cell not in _GATE_ROWS:
+        raise ValueError(f"cell must be one of 'gru_textbook', 'gru_torch', got {cell!r}")
+    n = _width(cell, p)
+    pins = {gate: _pins(gate, values, n) for gate, values in (("z", z), ("r", r))}
+    q = {k: np.array(v, dtype=np.float64) for k, v in p.items()}
+    for gate, units in pins.items():
+        w_in, w_rec, bias, second_bias, block = _GATE_ROWS[cell][gate]
+        for i, v in units.items():
+            row = block * n + i
+            q[w_in][row] = 0.0
+            q[w_rec][row] = 0.0
+            # σ(b) = v  <=>  b = σ⁻¹(v)
+            q[bias][row] = logit(v)
+            if second_bias is not None:
+                q[second_bias][row] = 0.0
+    return q

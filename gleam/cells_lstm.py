@@ -9,6 +9,7 @@ The state is the pair (h, c); c is unbounded, h stays in (−1, 1).
 """
 import numpy as np
 
+from gleam import checks
 from gleam.cells_common import (batch_sum, check_sizes, check_step_inputs, column,
                                 init_weights, outer_sum, sigmoid)
 
@@ -25,8 +26,7 @@ def init_lstm(d, n, rng, scale=None, forget_bias=1.0):
     (Jozefowicz, Zaremba & Sutskever 2015).
     """
     check_sizes(d, n)
-    if not np.isfinite(forget_bias):
-        raise ValueError(f"forget_bias must be finite, got {forget_bias!r}")
+    checks.number("forget_bias", forget_bias)
     p = init_weights(lstm_shapes(d, n), rng, scale, n)
     p["b_ih"][n:2 * n] = forget_bias
     return p

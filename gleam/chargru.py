@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import chargru_math as gm
+from . import checks
+from .cells import gru_textbook_step
 
 # ~270 characters of prose with exactly 24 distinct characters: the lab's default corpus
 DEFAULT_CORPUS = (
@@ -44,8 +46,8 @@ DIVERGENCE_FACTOR = 5.0     # a chunk loss above 5 · ln V nats per char counts 
 
 
 @dataclass(frozen=True)
-class StepStats:
-    """What one call to `CharGRU.step(n)` reports."""
+class ChunkStats:
+    """What one call to `CharGRU.step(n)` reports, over the n chunks it trained on."""
     loss: np.ndarray        # (n,) mean nats per character of each chunk, in order
     grad_norm: np.ndarray   # (n,) global L2 norm of the gradient, before clipping
     z: np.ndarray           # (H, K) update gate of the last chunk computed (rows = units, cols = steps)
@@ -60,24 +62,8 @@ class StepStats:
         return len(self.loss)
 
 
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
-
-
-def _check_positive(name, value, allow_inf=False):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {value}")
-    return value
+def _positive(name, value, allow_inf=False):
+    return checks.number(name, value, minimum=0, strict_min=True, allow_inf=allow_inf)
 
 
 def check_corpus(corpus, seq_len):
@@ -93,27 +79,6 @@ def check_corpus(corpus, seq_len):
                          f"{seq_len + 1}")
 
 
-def ema(values, decay=0.97, start=None):
-    """Exponential moving average: e_i = decay · e_{i−1} + (1 − decay) · v_i.
-
-    e_{−1} = start (e.g. the last value of a previous call, to continue a stream); without a start,
-    the average begins at the first value. It lags the signal by about 1 / (1 − decay) steps.
-    """
-    decay = float(decay)
-    if not 0.0 <= decay < 1.0:
-        raise ValueError(f"decay must be in [0, 1), got {decay}")
-    values = np.asarray(values, dtype=np.float64).ravel()
-    out = np.empty_like(values)
-    if values.size == 0:
-        return out
-    e = float(values[0]) if start is None else float(start)
-    with np.errstate(all="ignore"):
-        for i, v in enumerate(values.tolist()):
-            e = decay * e + (1.0 - decay) * v
-            out[i] = e
-    return out
-
-
 class CharGRU:
     """Char-level GRU: `step(n)` trains, `sample(...)` generates, `reset()` starts again.
 
@@ -123,11 +88,11 @@ class CharGRU:
     """
 
     def __init__(self, corpus=DEFAULT_CORPUS, hidden=32, seq_len=25, lr=0.1, clip=5.0, seed=0):
-        self._H = _check_int("hidden", hidden, 1)
-        self._K = _check_int("seq_len", seq_len, 1)
+        self._H = checks.integer("hidden", hidden, minimum=1)
+        self._K = checks.integer("seq_len", seq_len, minimum=1)
         check_corpus(corpus, self._K)
         self.lr = lr
-        self._clip = _check_positive("clip", clip, allow_inf=True)
+        self._clip = _positive("clip", clip, allow_inf=True)
         self._corpus = corpus
         self._vocab = "".join(sorted(set(corpus)))
         self._index = {ch: i for i, ch in enumerate(self.vocab)}
@@ -168,11 +133,11 @@ class CharGRU:
 
     @lr.setter
     def lr(self, value):
-        self._lr = _check_positive("lr", value)
+        self._lr = _positive("lr", value)
 
     def reset(self, seed=None):
         """New random weights (from `seed`, or the model's seed), zero memory, state and pointer."""
-        self.seed = self.seed if seed is None else _check_int("seed", seed, 0)
+        self.seed = self.seed if seed is None else checks.integer("seed", seed, minimum=0)
         gm.init_params(self._theta, self.V, self._H, np.random.default_rng(self.seed), INIT_SCALE)
         self._memory[:] = 0.0
         self._sample_rng = np.random.default_rng([self.seed, 1])
@@ -195,8 +160,8 @@ class CharGRU:
 
     # --- training --------------------------------------------------------------------------
     def step(self, n=1):
-        """Train on the next n chunks; returns their StepStats."""
-        n = _check_int("n", n, 0)
+        """Train on the next n chunks; returns their ChunkStats."""
+        n = checks.integer("n", n, minimum=0)
         start = time.perf_counter()
         losses, norms = [], []
         if not self._diverged:
@@ -208,11 +173,11 @@ class CharGRU:
                     if self._diverged:
                         break
         H = self._H
-        return StepStats(loss=np.array(losses, dtype=np.float64),
-                         grad_norm=np.array(norms, dtype=np.float64),
-                         z=self._zr[:, :H].T.copy(), r=self._zr[:, H:].T.copy(),
-                         diverged=self._diverged, seconds=time.perf_counter() - start,
-                         steps=self._steps)
+        return ChunkStats(loss=np.array(losses, dtype=np.float64),
+                          grad_norm=np.array(norms, dtype=np.float64),
+                          z=self._zr[:, :H].T.copy(), r=self._zr[:, H:].T.copy(),
+                          diverged=self._diverged, seconds=time.perf_counter() - start,
+                          steps=self._steps)
 
     def _one_step(self):
         pos, inputs, targets, h0 = self._chunk()
@@ -249,10 +214,11 @@ class CharGRU:
         the new characters. p_i ∝ exp(y_i / T): T < 1 sharpens towards the most likely character,
         T > 1 flattens towards uniform. `rng`: a np.random.Generator or an int seed; without one,
         the model's own sampling generator (seeded from the model's seed) is used and advanced.
-        Does not touch the training state.
+        Does not touch the training state. Each step is `gleam.cells.gru_textbook_step` on the
+        model's parameters, then the readout y = Wy h + by.
         """
-        n_chars = _check_int("n_chars", n_chars, 0)
-        temperature = _check_positive("temperature", temperature)
+        n_chars = checks.integer("n_chars", n_chars, minimum=0)
+        temperature = _positive("temperature", temperature)
         if rng is None:
             rng = self._sample_rng
         elif not isinstance(rng, np.random.Generator):
@@ -263,15 +229,18 @@ class CharGRU:
         unknown = sorted(set(prefix) - set(self.vocab))
         if unknown:
             raise ValueError(f"prefix has characters not in the vocabulary: {unknown}")
-        p = self._p
+        p = self._p                         # views Wz, Uz, bz, ..., Wy, by of the flat buffer
+        one_hot = np.eye(self.V)            # row x: the input vector of character x
         h = np.zeros(self._H)
         out = []
         with np.errstate(all="ignore"):
             for ch in prefix[:-1]:
-                h, _ = gm.step_readout(p, self._index[ch], h)
+                h, _ = gru_textbook_step(one_hot[self._index[ch]], h, p)
             x = self._index[prefix[-1]]
             for _ in range(n_chars):
-                h, y = gm.step_readout(p, x, h)
+                h, _ = gru_textbook_step(one_hot[x], h, p)
+                # y = Wy h + by
+                y = p["Wy"] @ h + p["by"]
                 # p_i ∝ exp((y_i − max y) / T), drawn by inverting the cumulative distribution
                 cdf = np.cumsum(np.exp((y - y.max()) / temperature))
                 x = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))

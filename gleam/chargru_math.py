@@ -18,7 +18,13 @@ All parameters live in ONE flat float64 buffer; the dict entries are views into 
     W  (3H, V) = [Wz; Wr; Wh]     U (3H, H) = [Uz; Ur; Uh]     b (3H,) = [bz; br; bh]
     Wy (V, H)                     by (V,)
 so that clipping and the optimiser are single vectorised operations over the whole buffer.
-`benchmarks/reference_chargru.py` computes the same numbers the slow, step-by-step way.
+
+This is the hot training path, so every piece is fused. The readable version of each:
+    the cell               gleam.cells_gru.gru_textbook_step / gru_textbook_step_backward
+    the loss               gleam.losses.cross_entropy / cross_entropy_grad
+    the BPTT loop          gleam.sequence.backward
+    the whole chunk        benchmarks/reference_chargru.py, the same numbers step by step
+Sampling (`CharGRU.sample`) runs the readable cell itself.
 """
 import numpy as np
 
@@ -78,6 +84,8 @@ def forward(p, inputs, targets, h0):
 
     Returns (losses, cache): losses (K,) is −ln p_t[target_t] in nats (inf if that probability
     underflowed to 0); cache holds the states, gates and probabilities the backward pass needs.
+    Readable versions: the step is gleam.cells_gru.gru_textbook_step, the loss
+    gleam.losses.cross_entropy (summed here, not averaged); benchmarks/reference_chargru.py.
     """
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
@@ -131,6 +139,9 @@ def backward(p, cache, grads):
 
     Truncated BPTT: h_0 came from the previous chunk and counts as a constant here. Returns
     ∂L/∂h_0, the gradient that truncation drops (it is not sent back to the previous chunk).
+    Readable versions: the loop is gleam.sequence.backward, each step
+    gleam.cells_gru.gru_textbook_step_backward, the readout's ∂L/∂y
+    gleam.losses.cross_entropy_grad (times K: the loss here is a sum); benchmarks/reference_chargru.py.
     """
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
@@ -237,14 +248,3 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5):
         diff = np.sqrt(((a[name] - b[name]) ** 2).sum())
         errors[name] = float(diff / scale) if scale > 0 else 0.0
     return errors
-
-
-def step_readout(p, x, h):
-    """One step with the readout, for sampling: returns (h_t, y_t) for input index x."""
-    H = p["U"].shape[1]
-    a = p["W"][:, x] + p["b"]
-    g = 0.5 * (1.0 + np.tanh(0.5 * (a[:2 * H] + p["U"][:2 * H] @ h)))      # σ
-    z, r = g[:H], g[H:]
-    h_tilde = np.tanh(a[2 * H:] + p["Uh"] @ (r * h))
-    h = h + z * (h_tilde - h)
-    return h, p["Wy"] @ h + p["by"]

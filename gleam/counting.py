@@ -1,6 +1,7 @@
 """Parameter, MAC and memory counts for recurrent cells (chapters 5, 7, 8 and 9).
 
-A cell with k blocks (RNN 1, GRU 3, LSTM 4), input width d and state width n has, per block,
+`cell` is a kind ("elman", "gru", "lstm") or a cell name ("gru_torch", ...; gleam.cell_names).
+A cell with k blocks (Elman 1, GRU 3, LSTM 4), input width d and state width n has, per block,
 an input matrix (n × d), a recurrent matrix (n × n) and a bias (n), so
     params = k (nd + n² + n)        (PyTorch keeps two biases: k (nd + n² + 2n))
     MACs per step = k (nd + n²)     (one multiply-accumulate per matrix entry; gates' pointwise
@@ -8,25 +9,22 @@ an input matrix (n × d), a recurrent matrix (n × n) and a bias (n), so
 """
 import math
 
-__all__ = ["BLOCKS", "param_count", "macs_per_step", "layer_input_widths", "stacked_param_counts",
+from gleam import checks
+from gleam.cell_names import BLOCKS, kind
+
+__all__ = ["param_count", "macs_per_step", "layer_input_widths", "stacked_param_counts",
            "stacked_param_count", "stacked_macs", "matching_width", "readout_params", "readout_macs",
            "state_floats", "state_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes",
            "train_chunk_macs", "deployment_budget"]
 
-# blocks per cell: RNN one tanh; GRU z, r, candidate; LSTM i, f, g, o
-BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4}
-
 
 def _blocks(cell):
-    if cell not in BLOCKS:
-        raise ValueError(f"unknown cell {cell!r}, expected one of {sorted(BLOCKS)}")
-    return BLOCKS[cell]
+    return BLOCKS[kind(cell)]
 
 
 def _width(value, name, allow_zero=False):
-    if isinstance(value, bool) or int(value) != value or value < (0 if allow_zero else 1):
-        raise ValueError(f"{name} must be a {'non-negative' if allow_zero else 'positive'} integer, got {value!r}")
-    return int(value)
+    # a whole float (3.0) counts as an integer here, as it always has
+    return checks.integer(name, value, minimum=0 if allow_zero else 1, whole_floats=True)
 
 
 def param_count(cell, d, n, double_bias=False):
@@ -70,8 +68,7 @@ def matching_width(cell, budget, d, double_bias=False):
     compares the two integers around the root.
     """
     k, d = _blocks(cell), _width(d, "d")
-    if not (budget > 0 and math.isfinite(budget)):
-        raise ValueError(f"budget must be a positive number, got {budget!r}")
+    checks.number("budget", budget, minimum=0, strict_min=True)
     beta = 2 if double_bias else 1
     # n = (−(d+β) + sqrt((d+β)² + 4·budget/k)) / 2
     root = (-(d + beta) + math.sqrt((d + beta) ** 2 + 4 * budget / k)) / 2
@@ -91,8 +88,7 @@ def readout_macs(n, vocab):
 
 def state_floats(cell, n, layers=1):
     # what decoding must keep between tokens: h per layer (LSTM: h and c)
-    _blocks(cell)
-    return (2 if cell == "lstm" else 1) * _width(n, "n") * _width(layers, "layers")
+    return (2 if kind(cell) == "lstm" else 1) * _width(n, "n") * _width(layers, "layers")
 
 
 def state_bytes(cell, n, layers=1, bytes_per_float=4):

@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from gleam import checks
+
 __all__ = ["spectral_radius", "scale_to_spectral_radius", "random_recurrent", "jacobian_product",
            "measured_decay", "gradient_bound", "half_life"]
 
@@ -30,8 +32,7 @@ def spectral_radius(W):
 def scale_to_spectral_radius(W, rho):
     # W · ρ / ρ(W)
     W = _square(W)
-    if not (math.isfinite(rho) and rho >= 0):
-        raise ValueError(f"rho must be finite and >= 0, got {rho!r}")
+    checks.number("rho", rho, minimum=0)
     r = spectral_radius(W)
     if r == 0:
         raise ValueError("W has spectral radius 0 (nilpotent); it cannot be scaled to a radius")
@@ -40,11 +41,9 @@ def scale_to_spectral_radius(W, rho):
 
 def random_recurrent(n, rho, rng):
     """A standard-normal (n, n) matrix from rng, scaled to spectral radius rho."""
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    if int(n) != n or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    return scale_to_spectral_radius(rng.standard_normal((int(n), int(n))), rho)
+    checks.generator("rng", rng)
+    n = checks.integer("n", n, minimum=1, whole_floats=True)
+    return scale_to_spectral_radius(rng.standard_normal((n, n)), rho)
 
 
 def jacobian_product(jacobians):
@@ -114,8 +113,7 @@ def gradient_bound(gamma, sigma, T):
 
 def half_life(q):
     # steps until q^t = 1/2:  t = ln 0.5 / ln q   (0 < q < 1; q = 1 never halves: inf)
-    if not (0 < q <= 1):
-        raise ValueError(f"half-life needs a factor 0 < q <= 1, got {q!r}")
+    checks.number("q", q, minimum=0, maximum=1, strict_min=True)
     if q == 1:
         return math.inf
     return math.log(0.5) / math.log(q)

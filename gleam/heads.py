@@ -1,14 +1,15 @@
 """Output heads on a hidden state: linear readout, then a loss.
 
 Readout  y = Wo h + bo,  Wo (n_out, n), bo (n_out,).
-- classify: softmax cross-entropy over n_out classes, in nats; dL/dy = p - onehot.
+- classify: softmax cross-entropy over n_out classes, in nats; dL/dy = p - onehot
+  (per position from gleam.losses.softmax_cross_entropy, as gleam.losses.cross_entropy is).
 - regress:  squared error L = ½ (y - target)² per output; dL/dy = y - target.
 Losses are averaged over the positions that carry a target (`weights`), so a padded
 position (weight 0) adds nothing to the loss and nothing to any gradient.
 """
 import numpy as np
 
-from gleam.losses import log_softmax
+from gleam.losses import softmax_cross_entropy
 
 HEADS = ("classify", "regress")
 
@@ -37,12 +38,8 @@ def classify_loss(logits, targets, weights):
                          f"[{targets[valid].min()}, {targets[valid].max()}]")
     t = np.where(valid, targets, 0)
     count = w.sum()
-    logp = log_softmax(logits)
-    nll = -np.take_along_axis(logp, t[..., None], axis=-1)[..., 0]
+    nll, dlogits = softmax_cross_entropy(logits, t)
     loss = float(np.sum(np.where(valid, nll, 0.0)) / count)
-    dlogits = np.exp(logp)
-    idx = t[..., None]
-    np.put_along_axis(dlogits, idx, np.take_along_axis(dlogits, idx, -1) - 1.0, -1)
     dlogits *= (w / count)[..., None]
     correct = int(np.sum(valid & (logits.argmax(axis=-1) == t)))
     return loss, dlogits, correct

@@ -7,13 +7,14 @@ import math
 
 import numpy as np
 
-__all__ = ["softmax", "log_softmax", "cross_entropy", "cross_entropy_grad", "nats_to_bits", "sample"]
+from gleam import checks
+
+__all__ = ["softmax", "log_softmax", "softmax_cross_entropy", "cross_entropy", "cross_entropy_grad",
+           "nats_to_bits", "sample"]
 
 
 def _check_temperature(temperature):
-    if not (isinstance(temperature, (int, float, np.integer, np.floating)) and math.isfinite(temperature)
-            and temperature > 0):
-        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+    checks.number("temperature", temperature, minimum=0, strict_min=True)
 
 
 def _as_logits(logits):
@@ -53,26 +54,34 @@ def softmax(logits, temperature=1.0):
     return np.exp(log_softmax(logits, temperature))
 
 
+def softmax_cross_entropy(logits, targets):
+    """Per position, before any averaging: (−log p_target, p − onehot(target)).
+
+    logits (..., V); targets (...) class ids, assumed valid (callers check them). Shared by
+    cross_entropy / cross_entropy_grad here and gleam.heads.classify_loss.
+    """
+    logp = log_softmax(logits)
+    t = np.asarray(targets)[..., None]
+    # −log p_target
+    nll = -np.take_along_axis(logp, t, axis=-1)[..., 0]
+    # ∂(−log p_target)/∂logits = p − onehot(target)
+    grad = np.exp(logp)
+    np.put_along_axis(grad, t, np.take_along_axis(grad, t, axis=-1) - 1.0, axis=-1)
+    return nll, grad
+
+
 def cross_entropy(logits, target):
     """−log p_target in nats (mean over T for (T, V) logits)."""
     z = _as_logits(logits)
-    t = _as_targets(z, target)
-    logp = log_softmax(z)
-    if z.ndim == 1:
-        return float(-logp[t])
-    return float(-logp[np.arange(z.shape[0]), t].mean())
+    nll, _ = softmax_cross_entropy(z, _as_targets(z, target))
+    return float(nll if z.ndim == 1 else nll.mean())
 
 
 def cross_entropy_grad(logits, target):
     """∂CE/∂logits = p − onehot(target) (divided by T for the mean over a (T, V) sequence)."""
     z = _as_logits(logits)
-    t = _as_targets(z, target)
-    g = softmax(z)
-    if z.ndim == 1:
-        g[t] -= 1.0
-        return g
-    g[np.arange(z.shape[0]), t] -= 1.0
-    return g / z.shape[0]
+    _, g = softmax_cross_entropy(z, _as_targets(z, target))
+    return g if z.ndim == 1 else g / z.shape[0]
 
 
 def nats_to_bits(nats):
@@ -82,8 +91,7 @@ def nats_to_bits(nats):
 
 def sample(logits, rng, temperature=1.0):
     """Draw one index from softmax(logits / temperature) with the given Generator."""
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    checks.generator("rng", rng)
     z = _as_logits(logits)
     if z.ndim != 1:
         raise ValueError(f"sample needs logits of shape (V,), got {z.shape}")

@@ -1,23 +1,26 @@
 """The memory lab's carry challenge: can a state hold one bit through a noisy delay?
 
 A cue c = ±1 is written at t = 0 as h_0 = tanh(c); then `delay` steps each admit a distractor
-x_t ~ N(0, noise_sd²). Three update rules share the same cues and the same noise:
-    plain RNN:                 h ← tanh(carry · h + admission · x)
-    LSTM-like, GRU-like path:  h ← carry · h + admission · tanh(x)
-The gated paths are an LSTM's c with frozen forget f = carry and input gate i = admission
-(c ← f c + i tanh(·)), and a GRU's h with a frozen update gate (h ← (1−z) h + z h̃): the same
-affine recurrence, so on the same noise their rows are identical by design.
+x_t ~ N(0, noise_sd²). Three update rules, named by kind (gleam.cell_names), share the same
+cues and the same noise:
+    "elman" (a plain RNN):     h ← tanh(carry · h + admission · x)
+    "lstm", "gru":             h ← carry · h + admission · tanh(x)
+The "lstm" and "gru" paths are those cells with frozen gates: an LSTM's c with forget gate
+f = carry and input gate i = admission (c ← f c + i tanh(·)), and a GRU's h with its update
+gate frozen (h ← (1−z) h + z h̃, 1 − z = carry, z = admission). That is one affine recurrence,
+so on the same noise their rows are identical by design.
 """
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import checks
 from .dynamics import half_life
 
 __all__ = ["CarryPreset", "PRESETS", "ARCHITECTURES", "simulate", "carry_challenge", "run_preset"]
 
-ARCHITECTURES = ("rnn", "lstm_like", "gru_like")
+# the rows of a challenge, in order: the plain RNN, then the two gated paths
+ARCHITECTURES = ("elman", "lstm", "gru")
 
 
 @dataclass(frozen=True)
@@ -26,23 +29,22 @@ class CarryPreset:
     noise_sd: float         # standard deviation of each distractor x_t
     gated_carry: float      # per-step keep factor of the gated paths (f, or 1 − z)
     gated_admission: float  # per-step write weight of the gated paths (i, or z)
-    rnn_carry: float        # recurrent weight of the plain RNN
-    rnn_admission: float    # input weight of the plain RNN
+    elman_carry: float      # recurrent weight of the plain RNN
+    elman_admission: float  # input weight of the plain RNN
 
 
 PRESETS = {
     "long noisy delay": CarryPreset(64, 0.35, 0.99, 0.02, 0.90, 0.12),
     # a 4-step task with near-silent distractors: every architecture passes it
     "negative control": CarryPreset(4, 0.01, 0.99, 0.02, 0.90, 0.12),
-    # the gated path with a short time constant: it forgets like the RNN
+    # the gated paths with a short time constant: they forget like the RNN
     "misgated": CarryPreset(64, 0.35, 0.90, 0.10, 0.90, 0.12),
 }
 
 
 def simulate(arch, cues, noise, carry, admission):
     """Final states (trials,) for cues (trials,) and noise (delay, trials), vectorised over trials."""
-    if arch not in ARCHITECTURES:
-        raise ValueError(f"unknown architecture {arch!r}, expected one of {ARCHITECTURES}")
+    checks.one_of("arch", arch, ARCHITECTURES)
     cues = np.asarray(cues, dtype=np.float64)
     noise = np.asarray(noise, dtype=np.float64)
     if cues.ndim != 1 or noise.ndim != 2 or noise.shape[1] != cues.shape[0]:
@@ -50,7 +52,7 @@ def simulate(arch, cues, noise, carry, admission):
     # write: h_0 = tanh(cue)
     h = np.tanh(cues)
     for x in noise:
-        if arch == "rnn":
+        if arch == "elman":
             h = np.tanh(carry * h + admission * x)
         else:
             h = carry * h + admission * np.tanh(x)
@@ -66,15 +68,11 @@ def _draw(delay, noise_sd, trials, seed):
 
 
 def _check(delay, noise_sd, carry, admission, trials):
-    if int(delay) != delay or delay < 0:
-        raise ValueError(f"delay must be a non-negative integer, got {delay!r}")
-    if int(trials) != trials or trials < 1:
-        raise ValueError(f"trials must be a positive integer, got {trials!r}")
-    for name, v in (("noise_sd", noise_sd), ("carry", carry), ("admission", admission)):
-        if not (math.isfinite(v) and v >= 0):
-            raise ValueError(f"{name} must be finite and >= 0, got {v!r}")
-    if carry > 1:
-        raise ValueError(f"carry must be <= 1 (a keep fraction), got {carry!r}")
+    checks.integer("delay", delay, minimum=0, whole_floats=True)
+    checks.integer("trials", trials, minimum=1, whole_floats=True)
+    checks.number("noise_sd", noise_sd, minimum=0)
+    checks.number("carry", carry, minimum=0, maximum=1)     # a keep fraction
+    checks.number("admission", admission, minimum=0)
 
 
 def _report(arch, cues, noise, carry, admission, eps):
@@ -93,23 +91,21 @@ def _report(arch, cues, noise, carry, admission, eps):
     }
 
 
-def carry_challenge(delay, noise_sd, gated_carry, gated_admission, rnn_carry, rnn_admission,
+def carry_challenge(delay, noise_sd, gated_carry, gated_admission, elman_carry, elman_admission,
                     trials=5000, seed=46, eps=1e-5):
     """One row per architecture: accuracy of sign(h) against the cue, mean margin cue · h,
     median |∂h_final/∂cue| and the half-life ln 0.5 / ln carry (for the RNN, of its carry
     weight alone, ignoring tanh's derivative). Cues and noise are drawn once from
     default_rng(seed) and shared by all three architectures."""
     _check(delay, noise_sd, gated_carry, gated_admission, trials)
-    _check(delay, noise_sd, rnn_carry, rnn_admission, trials)
+    _check(delay, noise_sd, elman_carry, elman_admission, trials)
     cues, noise = _draw(int(delay), noise_sd, int(trials), seed)
-    rows = [_report("rnn", cues, noise, rnn_carry, rnn_admission, eps)]
+    rows = [_report("elman", cues, noise, elman_carry, elman_admission, eps)]
     rows += [_report(a, cues, noise, gated_carry, gated_admission, eps) for a in ARCHITECTURES[1:]]
     return rows
 
 
 def run_preset(name, trials=5000, seed=46):
-    if name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}, expected one of {sorted(PRESETS)}")
-    p = PRESETS[name]
-    return carry_challenge(p.delay, p.noise_sd, p.gated_carry, p.gated_admission, p.rnn_carry,
-                           p.rnn_admission, trials=trials, seed=seed)
+    p = PRESETS[checks.one_of("preset", name, PRESETS)]
+    return carry_challenge(p.delay, p.noise_sd, p.gated_carry, p.gated_admission, p.elman_carry,
+                           p.elman_admission, trials=trials, seed=seed)

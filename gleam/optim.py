@@ -7,18 +7,13 @@ import math
 
 import numpy as np
 
+from gleam import checks
+
 __all__ = ["global_norm", "clip_global_norm", "clip_elementwise", "SGD", "Adagrad", "Adam"]
 
 
 def _positive(value, name, allow_zero=False):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
-    return v
+    return checks.number(name, value, minimum=0, strict_min=not allow_zero)
 
 
 def _check_grads(grads):

@@ -10,18 +10,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gleam import cells as _cells
+from gleam import checks
 from gleam.batching import check_mask, one_hot
+from gleam.cell_names import CELL_NAMES  # noqa: F401  (re-exported by gleam.train)
+from gleam.cells import get_cell
 from gleam.heads import HEADS, classify_loss, readout, regress_loss, regression_bound
-
-CELL_NAMES = tuple(_cells.CELLS)
 
 
 def cell_functions(name):
-    """(step, step_backward, init) of a cell named in `gleam.cells.CELLS`."""
-    if name not in _cells.CELLS:
-        raise ValueError(f"unknown cell {name!r}: expected one of {', '.join(CELL_NAMES)}")
-    cell = _cells.CELLS[name]
+    """(step, step_backward, init) of a cell named in `gleam.cell_names.CELL_NAMES`."""
+    cell = get_cell(name)
     return cell.step, cell.step_backward, cell.init
 
 
@@ -39,17 +37,12 @@ class SeqModelConfig:
 
     def __post_init__(self):
         cell_functions(self.cell)
-        if self.head not in HEADS:
-            raise ValueError(f"unknown head {self.head!r}: expected one of {', '.join(HEADS)}")
+        checks.one_of("head", self.head, HEADS)
         for name in ("d", "n", "n_out"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+            checks.integer(name, getattr(self, name), minimum=1)
         if self.head == "classify" and self.n_out < 2:
             raise ValueError(f"a classify head needs n_out >= 2 classes, got {self.n_out}")
-        s = self.init_scale
-        if s is not None and not (np.isfinite(s) and s > 0):
-            raise ValueError(f"init_scale must be finite and > 0, got {self.init_scale}")
+        checks.number("init_scale", self.init_scale, minimum=0, strict_min=True, none_ok=True)
 
 
 def _tup(state):

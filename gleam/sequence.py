@@ -7,10 +7,9 @@ step's share of that sum too, which is what chapter 2's bars show.
 Shapes: xs (T, d) or (T, B, d); hs (T, n) or (T, B, n). For "lstm" the state is (h, c): h0 is
 a tuple (h0, c0), hs holds the h's and each cache holds its c under "c".
 """
-import operator
-
 import numpy as np
 
+from gleam import checks
 from gleam.cells import check_params, get_cell, param_shapes
 
 
@@ -39,17 +38,8 @@ def forward(cell, xs, h0, p):
 
 
 def _check_truncate(truncate, T):
-    if truncate is None:
-        return T
-    if isinstance(truncate, bool):
-        raise ValueError(f"truncate must be a positive integer or None, got {truncate!r}")
-    try:
-        k = operator.index(truncate)
-    except TypeError:
-        raise ValueError(f"truncate must be a positive integer or None, got {truncate!r}") from None
-    if k < 1:
-        raise ValueError(f"truncate must be a positive integer or None, got {truncate!r}")
-    return min(k, T)
+    k = checks.integer("truncate", truncate, minimum=1, none_ok=True)
+    return T if k is None else min(k, T)
 
 
 def backward(cell, dhs, caches, p, truncate=None):

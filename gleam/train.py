@@ -19,14 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gleam import optim
+from gleam import checks, optim
 from gleam.batching import SeqData, one_hot, pad_batch, pad_targets  # noqa: F401  (re-exported)
 from gleam.heads import regression_bound  # noqa: F401  (re-exported)
 from gleam.seqmodel import CELL_NAMES, SeqModel, SeqModelConfig  # noqa: F401  (re-exported)
 
 
 @dataclass
-class StepStats:
+class BatchStats:
+    """What one `Trainer.step(batch)` reports: one update on one batch."""
     loss: float        # mean loss of the batch before the update (non-finite if it diverged)
     grad_norm: float   # global L2 norm of the whole gradient, before clipping
     clipped: bool      # the gradient was rescaled to the clip norm
@@ -74,15 +75,11 @@ class Trainer:
             raise ValueError(f"model must be a SeqModel, got {type(model).__name__}")
         if not callable(getattr(optimiser, "step", None)):
             raise ValueError("optimiser must have a .step(params, grads) method (see gleam.optim)")
-        if clip is not None and not (np.isfinite(clip) and clip > 0):
-            raise ValueError(f"clip must be None or a finite number > 0, got {clip}")
-        if (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
-                or batch_size < 1):
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        checks.number("clip", clip, minimum=0, strict_min=True, none_ok=True)
         self.model = model
         self.optimiser = optimiser
         self.clip = clip
-        self.batch_size = int(batch_size)
+        self.batch_size = checks.integer("batch_size", batch_size, minimum=1)
         self.rng = np.random.default_rng(seed)
         self.steps = 0  # updates applied (refused steps not counted)
 
@@ -92,16 +89,10 @@ class Trainer:
 
     @lr.setter
     def lr(self, value):
-        try:
-            ok = bool(np.isfinite(value) and value >= 0)
-        except TypeError:
-            ok = False
-        if not ok:
-            raise ValueError(f"learning rate must be a finite number >= 0, got {value!r}")
-        self.optimiser.lr = float(value)
+        self.optimiser.lr = checks.number("lr", value, minimum=0)
 
     def step(self, batch):
-        """One update on one batch (SeqData or tuple) -> StepStats."""
+        """One update on one batch (SeqData or tuple) -> BatchStats."""
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is reported, not warned
             return self._step(as_data(batch), time.perf_counter())
 
@@ -113,7 +104,7 @@ class Trainer:
         clipped = False
 
         def stats(diverged):
-            return StepStats(loss, norm, clipped, diverged, metric, info["count"],
+            return BatchStats(loss, norm, clipped, diverged, metric, info["count"],
                              time.perf_counter() - t0)
 
         if not (np.isfinite(loss) and np.isfinite(norm)):

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gleam import cells
+from gleam import cell_names, cells
 from gleam.cells import CELLS, check_params, count_params, param_shapes
 
 from .gradcheck import PRECISE, numerical_grad, random_params, rel_error
@@ -238,7 +238,7 @@ def test_init_lstm_forget_bias_goes_into_b_ih_f_block():
 @pytest.mark.parametrize("cell", CELL_NAMES)
 @pytest.mark.parametrize("d, n", [(0, 2), (2, 0), (-1, 2), (2.5, 2), (True, 2)])
 def test_init_rejects_bad_sizes(cell, d, n):
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match=r"^[dn] must be an integer >= 1, got "):
         CELLS[cell].init(d, n, np.random.default_rng(0))
 
 
@@ -272,8 +272,21 @@ def test_check_params_names_the_problem():
         check_params("lstm", cells.init_lstm(3, 2, 0), d=3, n=3)
     with pytest.raises(ValueError, match=r"W_ih has shape \(8, 3\), expected \(8, 4\)"):
         check_params("lstm", cells.init_lstm(3, 2, 0), d=4)
-    with pytest.raises(ValueError, match="unknown cell 'rnn'"):
+    with pytest.raises(ValueError, match="unknown cell 'rnn'; known cells: elman, gru_textbook, "
+                                         "gru_torch, lstm"):
         check_params("rnn", {})
     q = cells.init_elman(3, 2, 0)
     q["Wy"] = np.zeros((5, 2))                        # extra keys (a readout) are allowed
     assert check_params("elman", q) == (3, 2)
+
+
+def test_the_registry_is_keyed_by_the_cell_names():
+    assert tuple(CELLS) == cell_names.CELL_NAMES == tuple(CELL_NAMES)
+    assert cells.get_cell("gru_torch") is CELLS["gru_torch"]
+    for bad in ("gru", "rnn", None, ["elman"]):
+        with pytest.raises(ValueError, match="unknown cell"):
+            cells.get_cell(bad)
+    with pytest.raises(ValueError, match=r"scale must be a finite number >= 0, got -1"):
+        cells.init_elman(2, 2, 0, scale=-1)
+    with pytest.raises(ValueError, match="forget_bias must be a finite number, got inf"):
+        cells.init_lstm(2, 2, 0, forget_bias=float("inf"))

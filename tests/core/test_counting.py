@@ -4,7 +4,7 @@ import pytest
 
 from gleam import counting
 
-BLOCKS = {"rnn": 1, "gru": 3, "lstm": 4}
+BLOCKS = {"elman": 1, "gru": 3, "lstm": 4}
 
 
 def enumerated_params(cell, d, n, double_bias=False):
@@ -15,7 +15,7 @@ def enumerated_params(cell, d, n, double_bias=False):
     return sum(int(np.prod(s)) for s in shapes)
 
 
-@pytest.mark.parametrize("cell", ["rnn", "gru", "lstm"])
+@pytest.mark.parametrize("cell", ["elman", "gru", "lstm"])
 @pytest.mark.parametrize("d,n", [(1, 1), (3, 2), (128, 256), (7, 300)])
 def test_param_count_matches_enumeration(cell, d, n):
     assert counting.param_count(cell, d, n) == enumerated_params(cell, d, n)
@@ -49,11 +49,38 @@ def test_memory_at_decode():
 
 def test_readout_and_chunk():
     assert counting.readout_params(8, 10) == 90 and counting.readout_macs(8, 10) == 80
-    assert counting.train_chunk_macs("rnn", 2, 3, 5) == 3 * 5 * (6 + 9)
+    assert counting.train_chunk_macs("elman", 2, 3, 5) == 3 * 5 * (6 + 9)
+
+
+@pytest.mark.parametrize("cell, kind", [("elman", "elman"), ("gru_textbook", "gru"),
+                                        ("gru_torch", "gru"), ("lstm", "lstm")])
+def test_cell_names_count_as_their_kind(cell, kind):
+    assert counting.param_count(cell, 5, 7) == counting.param_count(kind, 5, 7)
+    assert counting.macs_per_step(cell, 5, 7) == counting.macs_per_step(kind, 5, 7)
+    assert counting.state_floats(cell, 7, 2) == counting.state_floats(kind, 7, 2)
+
+
+def test_whole_floats_still_count_as_sizes():
+    assert counting.param_count("gru", 2.0, 4.0) == counting.param_count("gru", 2, 4)
+
+
+def test_messages_name_the_argument_and_the_requirement():
+    with pytest.raises(ValueError, match="unknown cell 'rnn'; known: elman, gru, lstm, "
+                                         "gru_textbook, gru_torch"):
+        counting.param_count("rnn", 1, 1)
+    with pytest.raises(ValueError, match="d must be an integer >= 1, got 0"):
+        counting.param_count("gru", 0, 4)
+    with pytest.raises(ValueError, match="tokens must be an integer >= 0, got -1"):
+        counting.kv_cache_bytes(8, 1, -1)
+    with pytest.raises(ValueError, match="budget must be a finite number > 0, got -5"):
+        counting.matching_width("gru", -5, 4)
 
 
 @pytest.mark.parametrize("call", [
     lambda: counting.param_count("transformer", 1, 1),
+    lambda: counting.param_count("rnn", 1, 1),
+    lambda: counting.param_count("gru", True, 4),
+    lambda: counting.param_count("gru", float("inf"), 4),
     lambda: counting.param_count("gru", 0, 4),
     lambda: counting.param_count("gru", 2.5, 4),
     lambda: counting.stacked_param_count("gru", 4, 4, layers=0),

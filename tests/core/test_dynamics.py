@@ -91,3 +91,18 @@ def test_bound_and_half_life():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_messages_name_the_argument_and_the_requirement():
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator, got int"):
+        dynamics.random_recurrent(4, 1.0, rng=0)
+    with pytest.raises(ValueError, match="n must be an integer >= 1, got 0"):
+        dynamics.random_recurrent(0, 1.0, np.random.default_rng())
+    with pytest.raises(ValueError, match="n must be an integer >= 1, got True"):
+        dynamics.random_recurrent(True, 1.0, np.random.default_rng())
+    with pytest.raises(ValueError, match="rho must be a finite number >= 0, got inf"):
+        dynamics.scale_to_spectral_radius(np.eye(2), float("inf"))
+    with pytest.raises(ValueError, match=r"q must be a finite number in \(0, 1\], got 1.5"):
+        dynamics.half_life(1.5)
+    # a whole float is still a size here, as before
+    assert dynamics.random_recurrent(3.0, 1.0, np.random.default_rng(0)).shape == (3, 3)

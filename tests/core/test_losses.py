@@ -86,3 +86,25 @@ def test_sample_follows_the_distribution_and_the_generator():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_one_softmax_cross_entropy_under_the_losses_and_the_classify_head():
+    from gleam import heads
+    rng = np.random.default_rng(0)
+    z, t = 3 * rng.standard_normal((6, 5)), rng.integers(0, 5, 6)
+    nll, g = losses.softmax_cross_entropy(z, t)
+    p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(nll, -np.log(p[np.arange(6), t]), rtol=1e-12)
+    np.testing.assert_allclose(g, p - np.eye(5)[t], atol=1e-15)
+    assert losses.cross_entropy(z, t) == float(nll.mean())
+    np.testing.assert_array_equal(losses.cross_entropy_grad(z, t), g / 6)
+    loss, dlogits, _ = heads.classify_loss(z, t, np.ones(6, dtype=bool))
+    assert loss == float(nll.sum() / 6)
+    np.testing.assert_array_equal(dlogits, g * (1 / 6))
+
+
+def test_bad_temperature_and_rng_are_named():
+    with pytest.raises(ValueError, match="temperature must be a finite number > 0, got 0"):
+        losses.softmax(np.zeros(3), 0)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator, got int"):
+        losses.sample(np.zeros(3), 0)

@@ -94,3 +94,12 @@ def test_learning_rate_is_validated_and_settable():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_messages_name_the_argument_and_the_requirement():
+    with pytest.raises(ValueError, match="lr must be a finite number >= 0, got -0.1"):
+        optim.SGD(-0.1)
+    with pytest.raises(ValueError, match="max_norm must be a finite number > 0, got 0.0"):
+        optim.clip_global_norm(grads_example(), 0.0)
+    with pytest.raises(ValueError, match="eps must be a finite number > 0, got 0"):
+        optim.Adagrad(0.1, eps=0)

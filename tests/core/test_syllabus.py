@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gleam import cells, examples as ex
+from gleam import cells, losses, examples as ex
 
 
 def sig(x, k):
@@ -42,6 +42,22 @@ def test_ch1_elman_hand_example():
     Wx = ex.chapter1_params()["Wx"]
     for j, step in enumerate(c1["steps"]):            # one-hot input: W_x x is a column of W_x
         assert step["input_column"] == Wx[:, j].tolist()
+
+
+def test_ch1_wh_scale_study():
+    w, p = ex.chapter1_wh_scale(), ex.chapter1_params()
+    rho = max(abs(np.linalg.eigvals(p["Wh"])))
+    assert w["spectral_radius"] == pytest.approx(rho, rel=1e-12)
+    assert w["scale_for_radius_one"] == pytest.approx(1 / rho, rel=1e-12)
+    # scale 0: memoryless, the state after c is tanh(column c of W_x + b)
+    assert w["memoryless"]["states"][2] == pytest.approx(np.tanh(p["Wx"][:, 2] + p["b"]).tolist())
+    # "aaaaaaaa" at scale 2: by the third a, unit 1's pre-activation is where tanh saturates
+    h, Wh = np.zeros(2), 2 * p["Wh"]
+    for _ in range(3):
+        a = p["Wx"][:, 0] + Wh @ h + p["b"]
+        h = np.tanh(a)
+    assert w["saturating_pre_activation"] == pytest.approx(a[0]) and np.tanh(a[0]) > 0.95
+    assert ex.chapter1_hand_example()["param_count"] == 2 * 3 + 2 * 2 + 2     # nd + n² + n
 
 
 # ---- chapter 2 -------------------------------------------------------------------------------
@@ -128,6 +144,21 @@ def test_ch4_torch_convention_differs_as_written():
     assert not np.allclose(tc["h"], tb["h"], atol=1e-3)
 
 
+def test_ch4_pinned_gates_are_the_widget_numbers():
+    hand = ex.chapter4_gru_hand_example("textbook")
+    same = ex.chapter4_pinned_gates(hand["z"], hand["r"])
+    for key in ("z", "r", "candidate", "h"):
+        assert same[key] == pytest.approx(hand[key], abs=1e-12)
+    # unit 1 writes (z = 1: h = h̃), unit 2 holds (z = 0: h = h_{t−1}), textbook convention
+    hold = ex.chapter4_pinned_gates((1.0, 0.0), hand["r"])
+    assert hold["h"][0] == hold["candidate"][0] and hold["h"][1] == hand["h_prev"][1]
+    assert hold["carry_multiplier"] == [0.0, 1.0] and hold["carry_multiplier_20"] == [0.0, 1.0]
+    # under PyTorch's convention z keeps: z = 1 holds
+    torch = ex.chapter4_pinned_gates({1: 1.0}, None, "torch")
+    assert torch["h"][1] == hand["h_prev"][1] and torch["carry_multiplier"][1] == 1.0
+    assert torch["z"][0] == ex.chapter4_gru_hand_example("torch")["z"][0]      # unit 1 not pinned
+
+
 def test_ch4_gate_meters():
     m = ex.chapter4_gate_meters()
     assert m["z"] == [0.1, 0.5, 0.9] and m["T"] == 20
@@ -172,7 +203,7 @@ def test_ch6_cross_entropy_and_temperature():
     assert round(c["p_target"], 4) == 0.5250
     assert round(c["loss_nats"], 4) == 0.6444 and round(c["loss_bits"], 2) == 0.93
     assert round(c["uniform_loss"], 4) == 1.6094
-    assert np.allclose(c["grad"], np.array(ex.losses.softmax(np.array([2.0, 0.5, -1.0, 0.3, 1.2])))
+    assert np.allclose(c["grad"], np.array(losses.softmax(np.array([2.0, 0.5, -1.0, 0.3, 1.2])))
                        - np.eye(5)[0])
     assert abs(c["grad_sum"]) < 1e-12
     assert c["temperatures"] == [0.5, 1.0, 2.0]
@@ -180,8 +211,17 @@ def test_ch6_cross_entropy_and_temperature():
 
 
 # ---- chapter 7 -------------------------------------------------------------------------------
+def test_ch6_trainer_settings():
+    t = ex.chapter6_trainer()
+    assert (t["K"], t["clip"], t["lr"], t["H"]) == (25, 5.0, 0.1, 32)
+
+
 def test_ch7_live_lab_numbers():
     c = ex.chapter7_live_lab()
+    assert 250 <= c["corpus_length"] <= 300 and c["min_corpus_length"] == c["K"] + 1
+    assert 2.6 <= c["unigram_nats"] <= 2.9                   # the syllabus's unigram plateau
+    assert c["ema_decay"] == 0.97 and round(c["ema_new_weight"], 12) == 0.03
+    assert c["wide_macs_per_step"] == 3 * (128 * 24 + 128 * 128)
     assert (c["V"], c["H"], c["K"]) == (24, 32, 25)
     assert round(c["chance_nats"], 3) == 3.178
     # the syllabus prints 4.59 bits: log2 24 = 4.58496…, i.e. 4.585 rounded half-up once more
@@ -234,7 +274,7 @@ def loop_carry(arch, delay, noise_sd, carry, admission, trials=5000, seed=46):
     noise = rng.standard_normal((delay, trials)) * noise_sd
     h = np.tanh(cues)
     for t in range(delay):
-        h = np.tanh(carry * h + admission * noise[t]) if arch == "rnn" else carry * h + admission * np.tanh(noise[t])
+        h = np.tanh(carry * h + admission * noise[t]) if arch == "elman" else carry * h + admission * np.tanh(noise[t])
     return cues, h
 
 
@@ -243,23 +283,23 @@ def test_memory_lab_carry_challenge():
     assert c["trials"] == 5000 and c["seed"] == 46
     rows = {name: {r["architecture"]: r for r in rs} for name, rs in c["rows"].items()}
     for name, by in rows.items():
-        assert {k: v for k, v in by["lstm_like"].items() if k != "architecture"} == \
-               {k: v for k, v in by["gru_like"].items() if k != "architecture"}, name
+        assert {k: v for k, v in by["lstm"].items() if k != "architecture"} == \
+               {k: v for k, v in by["gru"].items() if k != "architecture"}, name
     long, neg, mis = rows["long noisy delay"], rows["negative control"], rows["misgated"]
-    assert long["gru_like"]["accuracy"] > 0.99 and long["rnn"]["accuracy"] < 0.6
-    assert long["gru_like"]["median_abs_grad"] > 1000 * long["rnn"]["median_abs_grad"]
+    assert long["gru"]["accuracy"] > 0.99 and long["elman"]["accuracy"] < 0.6
+    assert long["gru"]["median_abs_grad"] > 1000 * long["elman"]["median_abs_grad"]
     assert all(r["accuracy"] > 0.99 for r in neg.values())
-    assert mis["gru_like"]["accuracy"] < 0.6
-    assert round(long["gru_like"]["half_life"]) == 69 and round(long["rnn"]["half_life"], 1) == 6.6
+    assert mis["gru"]["accuracy"] < 0.6
+    assert round(long["gru"]["half_life"]) == 69 and round(long["elman"]["half_life"], 1) == 6.6
     p = c["presets"]["long noisy delay"]
-    assert (p["delay"], p["noise_sd"], p["gated_carry"], p["gated_admission"], p["rnn_carry"],
-            p["rnn_admission"]) == (64, 0.35, 0.99, 0.02, 0.90, 0.12)
+    assert (p["delay"], p["noise_sd"], p["gated_carry"], p["gated_admission"], p["elman_carry"],
+            p["elman_admission"]) == (64, 0.35, 0.99, 0.02, 0.90, 0.12)
     assert c["presets"]["negative control"]["delay"] == 4
     assert (c["presets"]["misgated"]["gated_carry"], c["presets"]["misgated"]["gated_admission"]) == (0.90, 0.10)
-    cues, h = loop_carry("rnn", 64, 0.35, 0.90, 0.12)
-    assert long["rnn"]["accuracy"] == np.mean(np.sign(h) == cues)
+    cues, h = loop_carry("elman", 64, 0.35, 0.90, 0.12)
+    assert long["elman"]["accuracy"] == np.mean(np.sign(h) == cues)
     cues, h = loop_carry("gated", 64, 0.35, 0.99, 0.02)
-    assert long["gru_like"]["mean_margin"] == pytest.approx(np.mean(cues * h))
+    assert long["gru"]["mean_margin"] == pytest.approx(np.mean(cues * h))
 
 
 # ---- the JSON document ----------------------------------------------------------------------
