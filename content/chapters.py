@@ -1,0 +1,57 @@
+"""The chapter list: ids in reading order, titles, and each chapter's Markdown source.
+
+The files are read with importlib.resources, so this works from a wheel inside Pyodide.
+"""
+import importlib.resources
+
+CHAPTERS = {
+    "0": "One number of memory",
+    "1": "The vanilla (Elman) RNN cell",
+    "2": "Unrolling and backpropagation through time",
+    "3": "Vanishing and exploding gradients",
+    "4": "Gates: the GRU cell",
+    "5": "GRU vs LSTM",
+    "6": "Training a character-level GRU",
+    "7": "The live lab",
+    "8": "Beyond the cell",
+    "9": "Cheat sheet and self-test",
+    "memory": "Memory lab: what gates actually buy",
+    "extrapolation": "Extrapolation lab: what a small GRU learns about mathematics",
+}
+
+
+def chapter_ids():
+    """Chapter ids in reading order: "0" … "9", "memory", "extrapolation"."""
+    return list(CHAPTERS)
+
+
+def check(chapter_id):
+    """The id as a str, or ValueError naming the known ids."""
+    chapter_id = str(chapter_id)
+    if chapter_id not in CHAPTERS:
+        raise ValueError(f"unknown chapter {chapter_id!r}; known: {', '.join(CHAPTERS)}")
+    return chapter_id
+
+
+def title(chapter_id):
+    return CHAPTERS[check(chapter_id)]
+
+
+def titles():
+    return dict(CHAPTERS)
+
+
+def heading(chapter_id):
+    """The chapter's heading: "Chapter 4 — Gates: the GRU cell"; the labs' titles stand alone."""
+    chapter_id = check(chapter_id)
+    return (f"Chapter {chapter_id} — " if chapter_id.isdigit() else "") + CHAPTERS[chapter_id]
+
+
+def filename(chapter_id):
+    chapter_id = check(chapter_id)
+    return f"ch{chapter_id}.md" if chapter_id.isdigit() else f"{chapter_id}.md"
+
+
+def source(chapter_id):
+    """The raw Markdown template of a chapter."""
+    return importlib.resources.files(__package__).joinpath(filename(chapter_id)).read_text(encoding="utf-8")

@@ -1,0 +1,69 @@
+"""Rendering a chapter: its Markdown template filled from `gleam.examples`, then HTML.
+
+A template names the numbers it needs by the gleam.examples function that computes them:
+`{% set e = chapter1_hand_example %}` gives the function's result (called with its defaults, as
+plain lists, dicts and floats) and `{{ e.states[0][0] | f4 }}` prints one entry with one of the
+formatters of content.formatting. The context holds data only — no module, nothing callable —
+so a template can pick numbers but not compute them; an unknown name fails loudly.
+"""
+import re
+
+from content.chapters import source
+from content.formatting import FILTERS
+
+
+def environment():
+    import jinja2
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
+                             keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(FILTERS)
+    return env
+
+
+def context(env, template_source):
+    """name -> value for every name the template uses that gleam.examples computes."""
+    import jinja2.meta
+    from gleam import examples
+
+    names = jinja2.meta.find_undeclared_variables(env.parse(template_source))
+    return {name: examples.plain(getattr(examples, name)()) for name in sorted(names)
+            if not name.startswith("_") and callable(getattr(examples, name, None))}
+
+
+def render(chapter_id):
+    """The chapter's Markdown with every placeholder filled from gleam.examples."""
+    env = environment()
+    text = source(chapter_id)
+    return env.from_string(text).render(**context(env, text))
+
+
+# Display math $$…$$ (may span lines) and inline math \( … \), kept away from the Markdown
+# parser (which would eat the backslashes and read _ and * as emphasis).
+_MATH = re.compile(r"\$\$.+?\$\$|\\\(.+?\\\)", re.S)
+
+
+def markdown_to_html(text):
+    """Markdown with $$…$$ and \\(…\\) math -> HTML in which the math is left for MathJax."""
+    from markdown_it import MarkdownIt
+
+    maths = []
+
+    def stash(m):
+        maths.append(m.group(0))
+        return f"GLMATH{len(maths) - 1}X"
+
+    body = _MATH.sub(stash, text)
+    rendered = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table").render(body)
+
+    # MathJax reads the math from the HTML source as is: keep & (alignment) raw, spell < and >
+    # as TeX commands so that no tag can be formed.
+    def restore(m):
+        tex = maths[int(m.group(1))]
+        return tex.replace("<", r"\lt ").replace(">", r"\gt ")
+
+    return re.sub(r"GLMATH(\d+)X", restore, rendered)
+
+
+def render_html(chapter_id):
+    """The chapter's prose as HTML (math left for MathJax)."""
+    return markdown_to_html(render(chapter_id))
