@@ -16,7 +16,8 @@ except ImportError:  # a checkout that is not pip-installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     import content
 
-from content import fmt_comma, fmt_fixed, fmt_num, fmt_pct, fmt_sci, fmt_sig
+from content import fmt_comma, fmt_fixed, fmt_num, fmt_pct, fmt_sci, fmt_sig, markdown_to_html
+from content.render import environment
 from gleam import chargru, counting, examples
 
 IDS = content.chapter_ids()
@@ -102,10 +103,42 @@ def test_renders_without_leftover_placeholders(rendered, cid):
     assert "{{" not in text and "{%" not in text and "{#" not in text
 
 
+def _template_nodes(cid):
+    import jinja2.nodes as nodes
+    return list(environment().parse(content.source(cid)).find_all(nodes.Node)), nodes
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_templates_pick_numbers_and_compute_none(cid):
+    """A template names gleam.examples results and formats them: it calls nothing (no gleam
+    function, no range or zip) and does no arithmetic."""
+    found, nodes = _template_nodes(cid)
+    calls = [n for n in found if isinstance(n, nodes.Call)]
+    arithmetic = [n for n in found if isinstance(n, (nodes.Add, nodes.Sub, nodes.Mul, nodes.Div, nodes.FloorDiv,
+                                                      nodes.Mod, nodes.Pow, nodes.Neg, nodes.Pos, nodes.Concat))]
+    assert not calls and not arithmetic, (calls, arithmetic)
+    tags = re.findall(r"\{\{.*?\}\}|\{%.*?%\}", content.source(cid), flags=re.S)
+    assert not [t for t in tags if re.search(r"\b(ex|gleam|cells|chargru|counting|dynamics|examples)\.", t)]
+
+
+@pytest.mark.parametrize("cid", IDS)
+def test_every_name_a_template_uses_is_a_gleam_example(cid):
+    import jinja2.meta
+    names = jinja2.meta.find_undeclared_variables(environment().parse(content.source(cid)))
+    assert all(callable(getattr(examples, name, None)) for name in names), names
+
+
+def test_markdown_keeps_math_for_mathjax():
+    out = markdown_to_html("Text *em* \\(a_{1} * b_{2}\\) and\n\n$$\n\\begin{bmatrix} 1 & 2 \\end{bmatrix} < 3\n$$\n")
+    assert "<em>em</em>" in out
+    assert "\\(a_{1} * b_{2}\\)" in out                 # untouched by the Markdown parser
+    assert "1 & 2" in out and "\\lt" in out and "< 3" not in out
+
+
 def test_missing_value_fails_loudly():
     import jinja2
     with pytest.raises(jinja2.UndefinedError):
-        content._environment().from_string("{{ chapter1_hand_example.no_such_key }}").render(
+        environment().from_string("{{ chapter1_hand_example.no_such_key }}").render(
             chapter1_hand_example={})
 
 

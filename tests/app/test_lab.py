@@ -1,10 +1,20 @@
-"""The lab's frame: `?embed=1` shows one chapter without the table of contents."""
+"""The lab's frame: the registry of chapters, the table of contents, navigation that keeps each
+chapter's state, sessions that share nothing, and `?embed=1`."""
+import asyncio
+import runpy
 import sys
 import types
+from pathlib import Path
 
+import panel as pn
 import pytest
 
+import app
+import content
+from app import chapters
+from app.chapters.base import ChapterViewer
 from app.lab import Lab, embedded
+from surface import click, find
 
 
 @pytest.fixture
@@ -13,19 +23,102 @@ def no_hints(monkeypatch):
     monkeypatch.setattr(sys, "platform", "linux")
 
 
-def _toc(lab):
-    return next(o for o in lab._layout.objects if "gl-toc" in o.css_classes)
+def shown_chapter(lab):
+    return find(lab, "gl-main").objects[0]
 
+
+# ---------------------------------------------------------------- the registry
+
+def test_the_registry_lists_every_chapter_in_reading_order():
+    assert chapters.chapter_ids() == content.chapter_ids()
+
+
+@pytest.mark.parametrize("cid", content.chapter_ids())
+def test_every_registry_entry_makes_its_chapter(cid):
+    cls = chapters.viewer_class(cid)
+    assert issubclass(cls, ChapterViewer) and cls.chapter_id in ("", cid)
+    viewer = chapters.make_viewer(cid)
+    assert viewer.chapter_id == cid
+    assert content.title(cid) in find(viewer, "gl-title").object
+    prose = find(viewer, "gl-prose")
+    assert len(prose.object) > 500
+
+
+def test_a_chapter_knows_its_own_id():
+    with pytest.raises(ValueError, match="is chapter '4', not '7'"):
+        chapters.make_viewer("4").__class__(chapter_id="7")
+    with pytest.raises(ValueError, match="say which"):
+        chapters.viewer_class("0")()
+    with pytest.raises(ValueError, match="unknown chapter"):
+        chapters.viewer_class("42")
+
+
+# ---------------------------------------------------------------- navigation
+
+def test_navigation_caches_viewers():
+    lab = Lab()
+    assert lab.chapter == "0"
+    assert all("gl-nav" in find(lab, f"gl-nav-{cid}").css_classes for cid in content.chapter_ids())
+    click(lab, "gl-nav-7")                        # a click on the TOC
+    assert lab.chapter == "7"
+    ch7 = lab.view("7")
+    assert shown_chapter(lab) is ch7.__panel__()
+    click(ch7, "gl-ch7-step")
+    lab.chapter = "4"
+    assert shown_chapter(lab) is lab.view("4").__panel__()
+    lab.chapter = "7"
+    assert lab.view("7") is ch7 and ch7.values()["ch7.steps"] == "1"
+    assert lab.built_chapters() == ["0", "7", "4"]
+
+
+def test_leaving_a_chapter_stops_its_training():
+    lab = Lab(chapter="7")
+    ch7 = lab.view("7")
+
+    async def run():
+        click(ch7, "gl-ch7-train")
+        await asyncio.sleep(0.3)
+        assert ch7.values()["ch7.status"] == "training"
+        lab.chapter = "1"
+        await asyncio.sleep(0.1)
+
+    asyncio.run(run())
+    assert not find(ch7, "gl-ch7-train").value and ch7.values()["ch7.status"] == "paused"
+    steps = ch7.values()["ch7.steps"]
+    assert int(steps) > 0 and not ch7.loop.running
+
+
+def test_two_labs_do_not_share_a_model():
+    a, b = Lab(chapter="7"), Lab(chapter="7")
+    assert a.view("7").model is not b.view("7").model
+    click(a.view("7"), "gl-ch7-step")
+    assert a.view("7").values()["ch7.steps"] == "1" and b.view("7").values()["ch7.steps"] == "0"
+
+
+@pytest.mark.parametrize("cid", content.chapter_ids())
+def test_every_chapter_builds_with_prose(cid):
+    lab = Lab(chapter=cid)
+    assert shown_chapter(lab) is lab.view(cid).__panel__()
+    assert len(find(lab.view(cid), "gl-prose").object) > 500
+
+
+def test_main_builds_a_lab():
+    namespace = runpy.run_path(str(Path(app.__file__).parent / "main.py"))
+    assert namespace["Lab"] is Lab
+    assert "mathjax" in pn.extension._loaded_extensions
+
+
+# ---------------------------------------------------------------- ?embed=1
 
 def test_the_table_of_contents_shows_by_default(no_hints):
     lab = Lab(chapter="4")
-    assert not lab.embed and _toc(lab).visible
+    assert not lab.embed and find(lab, "gl-toc").visible
 
 
 def test_embed_hides_the_table_of_contents(no_hints):
     lab = Lab(chapter="4", embed=True)
-    assert _toc(lab).visible is False
-    assert list(lab._views) == ["4"] and len(lab._main.objects) == 1
+    assert find(lab, "gl-toc").visible is False
+    assert lab.built_chapters() == ["4"] and len(find(lab, "gl-main").objects) == 1
 
 
 @pytest.mark.parametrize("search, expected", [

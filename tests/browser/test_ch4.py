@@ -1,58 +1,29 @@
 """Chapter 4 in the browser: the GRU hand example's gates, pinned by sliders, against gleam.
 
-Expected values come from gleam.cells on gleam.examples' hand-example weights. A gate is pinned
-the way any GRU can be made to output a constant gate: zero its input and recurrent weights and
-give it the bias logit(value), so gleam's own cell computes the rest.
+Expected values come from gleam.examples.chapter4_pinned_gates: gleam's cell on the hand
+example's weights with a gate pinned the way any GRU can be made to output a constant gate
+(gleam.cells.pin_gates: zero its input and recurrent weights, give it the bias logit(value)).
 """
-import numpy as np
 import pytest
 
-from gleam import cells, examples
+from gleam import examples
 from helpers import assert_shown, wait_until
 
 pytestmark = pytest.mark.ui
 
-HOLD_STEPS = 20
-EXAMPLE = examples.chapter4_gru_hand_example("textbook")
-X = np.eye(len(examples.VOCAB_ABC))[examples.VOCAB_ABC.index(EXAMPLE["input"])]
-H_PREV = np.array(EXAMPLE["h_prev"])
-
-
-def _logit(v):
-    with np.errstate(divide="ignore"):
-        return np.log(v) - np.log1p(-v)
+H_PREV = examples.chapter4_gru_hand_example("textbook")["h_prev"]
 
 
 def expected(convention="textbook", z=None, r=None):
-    """gleam's step on the hand example with some units' gates pinned: z / r are dicts
-    unit -> value. Returns key -> value for every ch4.* number."""
-    pins = {"z": z or {}, "r": r or {}}
-    if convention == "textbook":
-        p = examples.gru_hand_params()
-        for gate, units in pins.items():
-            for i, v in units.items():
-                p[f"W{gate}"][i] = 0.0
-                p[f"U{gate}"][i] = 0.0
-                p[f"b{gate}"][i] = _logit(v)
-        h, c = cells.gru_textbook_step(X, H_PREV, p)
-        cand, keep = c["h_tilde"], 1 - c["z"]
-    else:
-        p = examples.gru_hand_params_torch()
-        n = H_PREV.size
-        for block, gate in ((0, "r"), (1, "z")):          # torch.nn.GRU's blocks r, z, n
-            for i, v in pins[gate].items():
-                row = block * n + i
-                p["W_ih"][row] = 0.0
-                p["W_hh"][row] = 0.0
-                p["b_ih"][row] = _logit(v)
-                p["b_hh"][row] = 0.0
-        h, c = cells.gru_torch_step(X, H_PREV, p)
-        cand, keep = c["n"], c["z"]
+    """gleam's step on the hand example with some units' gates pinned (z / r: dicts unit ->
+    value; gleam.examples.chapter4_pinned_gates). Returns key -> value for every ch4.* number."""
+    res = examples.chapter4_pinned_gates(z, r, convention)
+    keep_T = res[f"carry_multiplier_{res['T']}"]
     out = {}
     for i in range(2):
-        out.update({f"ch4.z.{i}": c["z"][i], f"ch4.r.{i}": c["r"][i], f"ch4.htilde.{i}": cand[i],
-                    f"ch4.h.{i}": h[i], f"ch4.keep.{i}": keep[i],
-                    f"ch4.keep20.{i}": keep[i] ** HOLD_STEPS})
+        out.update({f"ch4.z.{i}": res["z"][i], f"ch4.r.{i}": res["r"][i], f"ch4.htilde.{i}": res["candidate"][i],
+                    f"ch4.h.{i}": res["h"][i], f"ch4.keep.{i}": res["carry_multiplier"][i],
+                    f"ch4.keep20.{i}": keep_T[i]})
     return out
 
 

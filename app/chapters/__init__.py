@@ -1,0 +1,39 @@
+"""The chapter registry: chapter id -> "module:Class" of its Viewer, in reading order.
+
+Imports stay lazy: a chapter's module (and whatever it imports) costs nothing until the chapter
+is shown. Adding a chapter is one module here and one line below.
+"""
+import importlib
+
+REGISTRY = {
+    "0": "app.chapters.prose:ProseChapter",
+    "1": "app.chapters.ch1_elman:ElmanChapter",
+    "2": "app.chapters.prose:ProseChapter",
+    "3": "app.chapters.prose:ProseChapter",
+    "4": "app.chapters.ch4_gru:GRUChapter",
+    "5": "app.chapters.prose:ProseChapter",
+    "6": "app.chapters.prose:ProseChapter",
+    "7": "app.chapters.ch7_live:LiveLabChapter",
+    "8": "app.chapters.prose:ProseChapter",
+    "9": "app.chapters.prose:ProseChapter",
+    "memory": "app.chapters.prose:ProseChapter",
+    "extrapolation": "app.chapters.prose:ProseChapter",
+}
+
+
+def chapter_ids():
+    """Every chapter id, in reading order."""
+    return list(REGISTRY)
+
+
+def viewer_class(chapter_id):
+    """The Viewer class of a chapter (its module imported now)."""
+    if chapter_id not in REGISTRY:
+        raise ValueError(f"unknown chapter {chapter_id!r}; known: {', '.join(REGISTRY)}")
+    module, name = REGISTRY[chapter_id].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def make_viewer(chapter_id):
+    """A new Viewer for one chapter."""
+    return viewer_class(chapter_id)(chapter_id=chapter_id)

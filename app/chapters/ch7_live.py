@@ -1,0 +1,224 @@
+"""Chapter 7: a character-level GRU (gleam.chargru.CharGRU) training live in the page.
+
+Controls by what they invalidate:
+- temperature: only the next sample;
+- learning rate: the optimiser's step size, set on the running model;
+- hidden size, corpus (Apply), Reset: a new model (or the same one re-initialised), curves cleared.
+
+Train / Pause / Step / Reset and the tick scheduler are app.widgets.live_loop's. While training,
+each view is pushed at its own pace (PUSH_EVERY: the loss curve every tick, ~20/s; the gates at
+most 10/s; the stats ~4/s; a new sample ~1/s); when training stops, everything is pushed at once,
+the stats first. Sampled and typed text reaches the page only through html.escape.
+"""
+import html
+
+import panel as pn
+import param
+
+from app.chapters.base import ChapterViewer
+from app.widgets.figures import Heatmaps, StreamingCurve
+from app.widgets.live_loop import LiveLoop, View
+from app.widgets.page import HTMLBox, card, gv
+from app.widgets.theme import PALETTE
+from content import fmt_fixed
+from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU
+from gleam.smoothing import EMA_DECAY
+
+# seconds between two pushes of each view while training (a tick lasts ~45-50 ms: the loss goes
+# out every tick, the gates every third, the stats every sixth)
+PUSH_EVERY = {"stats": 0.24, "loss": 0.03, "gates": 0.1, "sample": 0.95}
+SAMPLE_CHARS = 240
+SEED = 0
+CHOOSE = "(choose an experiment)"
+# name, learning rate, hidden size, what it shows
+EXPERIMENTS = [
+    ("Default: lr 0.1, H 32", 0.1, 32, "Falls from the chance line through the letter-frequency "
+     "plateau to well below it within a few hundred steps."),
+    ("Too cold: lr 0.001", 0.001, 32, "Barely moves: after thousands of steps the curve is still "
+     "parked near the unigram (letter-frequency) line. Each step is too small to get further."),
+    ("Too hot: lr 5", 5.0, 32, "The first steps throw the weights far outside a sensible range: "
+     "the loss leaps above the chance line and the run is declared diverged."),
+    ("Wide: H 128", 0.1, 128, "Four times the units, sixteen times the recurrent weights: fewer "
+     "steps per second (the H² recurrence tax) and a bumpier start."),
+    ("Narrow: H 16", 0.1, 16, "Trains fast per step but settles higher: 16 numbers of state "
+     "cannot hold as much of the corpus."),
+]
+SAMPLE_CSS = (".gl-ch7-sample { white-space: pre-wrap; font-family: var(--gl-mono); "
+              "background: var(--gl-sunken); border: 1px solid var(--gl-border); border-radius: 6px; "
+              "padding: 8px; min-height: 4.5em; overflow-wrap: anywhere; }")
+CURVE_LINES = {"chance": ("chance ln V", PALETTE.negative, "dashed"),
+               "unigram": ("unigram", PALETTE.secondary, "dotted")}
+
+
+class LiveLabChapter(ChapterViewer):
+    """Train a char-level GRU live: loss curve, samples, gate heatmaps."""
+
+    chapter_id = "7"
+
+    apply_corpus = param.Event(label="Apply corpus")
+    lr = param.Number(default=0.1, allow_None=True, label="Learning rate",
+                      doc="Adagrad's step size (lr = 5 diverges).")
+    hidden = param.Selector(default=32, objects=[16, 32, 64, 128], label="Hidden size H")
+    temperature = param.Number(default=1.0, bounds=(0.1, 2.0), step=0.05, label="Temperature")
+    corpus = param.String(default=DEFAULT_CORPUS, label="Corpus")
+    experiment = param.Selector(default=CHOOSE, objects=[CHOOSE] + [e[0] for e in EXPERIMENTS],
+                                label="Experiment")
+    error = param.String(default="", doc="Why the last corpus / setting was refused.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=SEED)
+        self._note = ""
+        self._sample_text, self._sample_steps, self._gates_shown = "", None, None
+        self._stats = HTMLBox(min_height=60, css_classes=["gl-ch7-stats"])
+        self._sample = HTMLBox(min_height=90, css=SAMPLE_CSS)
+        self._curve = StreamingCurve(
+            f"Training loss, nats per character: pale line each chunk, dark line the EMA (decay {EMA_DECAY:g})",
+            f"step (one {self._model.K}-character chunk each)", self._model.chance_loss, CURVE_LINES, css_class="gl-ch7-loss")
+        self._gates = Heatmaps({"z": "update gate z (rows: units; columns: last chunk's steps)",
+                                "r": "reset gate r"}, self._model.H, self._model.K,
+                               x_label="step in chunk", y_label="unit", css_prefix="gl-ch7-gate")
+        loop = self.loop = LiveLoop(self._model, on_restart=self._restart_views, views=[
+            View(PUSH_EVERY["stats"], lambda final: self._refresh_stats()),
+            View(PUSH_EVERY["loss"], lambda final: self._curve.stream(*loop.take_curve(), final=final),
+                 lambda final: final or loop.has_curve()),
+            View(PUSH_EVERY["gates"], lambda final: self._show_gates(loop.last_stats),
+                 lambda final: loop.last_stats is not None and loop.last_stats is not self._gates_shown),
+            View(PUSH_EVERY["sample"], lambda final: self._refresh_sample(),
+                 lambda final: self._sample_steps != self._model.steps)])
+        loop.param.watch(lambda event: self._refresh_stats(), "status")
+        self._restart_views()
+
+    def widget(self):
+        w = pn.widgets
+        controls = pn.Column(
+            self.loop.controls("gl-ch7"),
+            w.FloatInput.from_param(self.param.lr, label="Learning rate", css_classes=["gl-ch7-lr"],
+                                    step=0.01, width=300),
+            w.Select.from_param(self.param.hidden, label="Hidden size H", css_classes=["gl-ch7-hidden"],
+                                width=300),
+            w.FloatSlider.from_param(self.param.temperature, label="Temperature",
+                                     css_classes=["gl-ch7-temp"], width=300),
+            w.Select.from_param(self.param.experiment, label="Experiment",
+                                css_classes=["gl-ch7-experiment"], width=300),
+            w.TextAreaInput.from_param(self.param.corpus, label="Corpus", css_classes=["gl-ch7-corpus"],
+                                       height=170, width=300),
+            w.Button.from_param(self.param.apply_corpus, label="Apply corpus",
+                                css_classes=["gl-ch7-apply"], width=300),
+            width=320)
+        views = pn.Column(
+            self._stats.pane,
+            pn.pane.Bokeh(self._curve.fig, sizing_mode="stretch_width"),
+            pn.Row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in self._gates.figs.values()],
+                   sizing_mode="stretch_width"),
+            pn.pane.HTML("<b>Sampled text</b> <span class='gl-note'>(the model writes, one character "
+                         "at a time, feeding each back as the next input)</span>", margin=(4, 10, 0, 10)),
+            self._sample.pane, sizing_mode="stretch_width", min_width=420)
+        return card(controls, views)
+
+    # ------------------------------------------------------------ what the page shows
+    @property
+    def model(self):
+        return self._model
+
+    def values(self):
+        ema = self.loop.ema
+        return {"ch7.steps": str(self._model.steps),
+                "ch7.loss": "—" if ema is None else fmt_fixed(ema, 3),
+                "ch7.status": self.loop.status, "ch7.error": self.error,
+                "ch7.chance": fmt_fixed(self._model.chance_loss, 3),
+                "ch7.unigram": fmt_fixed(self._model.unigram_loss, 3)}
+
+    def sample_text(self):
+        return self._sample_text
+
+    def leave(self):
+        self.loop.training = False
+
+    # ------------------------------------------------------------ controls
+    @param.depends("hidden", watch=True)
+    def _on_hidden(self):
+        self._replace_model(self._model.corpus)
+
+    @param.depends("apply_corpus", watch=True)
+    def _on_apply(self):
+        self._replace_model(self.corpus)
+
+    @param.depends("lr", watch=True)
+    def _on_lr(self):
+        try:
+            self._model.lr = self.lr
+        except ValueError as e:
+            self.error = f"Learning rate not applied: {e}"
+        else:
+            self.error = ""
+        self._refresh_stats()
+
+    @param.depends("temperature", watch=True)
+    def _on_temperature(self):
+        self._refresh_sample()
+
+    @param.depends("experiment", watch=True)
+    def _on_experiment(self):
+        preset = {name: (lr, hidden, note) for name, lr, hidden, note in EXPERIMENTS}.get(self.experiment)
+        if preset is None:
+            return
+        lr, hidden, self._note = preset
+        training = self.loop.training
+        self.loop.training = False
+        if hidden != self.hidden:
+            self.param.update(lr=lr, hidden=hidden)     # hidden: a new model
+        else:
+            self.lr = lr
+            self.loop.param.trigger("reset")
+        self.loop.training = training
+
+    def _replace_model(self, corpus):
+        """A new model on `corpus` with the current H and lr; on a ValueError keep the old one."""
+        try:
+            model = CharGRU(corpus, hidden=self.hidden, lr=self.lr, seed=SEED)
+        except ValueError as e:
+            self.error = f"Corpus not applied: {e}. The previous model is kept."
+            self._refresh_stats()
+            return
+        self._model = model
+        self.error = ""
+        self._gates.resize(model.H, model.K)
+        self.loop.replace(model)
+
+    # ------------------------------------------------------------ views
+    def _restart_views(self):
+        model = self._model
+        self._curve.restart(model.chance_loss, {"chance": model.chance_loss, "unigram": model.unigram_loss})
+        self._show_gates(model.step(0))
+        self._refresh_sample()
+        self._refresh_stats()
+
+    def _show_gates(self, stats):
+        self._gates_shown = stats
+        self._gates.show(z=stats.z, r=stats.r)
+
+    def _refresh_sample(self):
+        self._sample_steps = self._model.steps
+        self._sample_text = self._model.sample(SAMPLE_CHARS, temperature=self.temperature)
+        self._sample.object = f'<div class="gl-ch7-sample">{html.escape(self._sample_text)}</div>'
+
+    def _refresh_stats(self):
+        v, loop = self.values(), self.loop
+        rate = f"{loop.rate:,.0f} steps/s" if loop.status == "training" and loop.rate else ""
+        parts = [
+            f"status: <b>{gv('ch7.status', v['ch7.status'], f'gl-status-{loop.status}')}</b>",
+            f"steps: {gv('ch7.steps', v['ch7.steps'])}",
+            f"loss (EMA): {gv('ch7.loss', v['ch7.loss'])} nats",
+            f"chance ln V: {gv('ch7.chance', v['ch7.chance'])} (V = {self._model.V})",
+            f"unigram: {gv('ch7.unigram', v['ch7.unigram'])}",
+            f"<span class='gl-note'>H = {self._model.H}, lr = {html.escape(str(self._model.lr))} {rate}</span>",
+        ]
+        message = ""
+        if loop.status == "diverged":
+            message = ("<div class='gl-error'>Training diverged: a chunk's loss rose above "
+                       f"{DIVERGENCE_FACTOR:g} × ln V (or stopped being finite). The learning rate is too "
+                       "large for this model: lower it and press Reset.</div>")
+        note = f"<div class='gl-note'>{html.escape(self._note)}</div>" if self._note else ""
+        self._stats.object = (" &nbsp;·&nbsp; ".join(parts) + message +
+                              f"<div class='gl-error'>{gv('ch7.error', v['ch7.error'])}</div>" + note)

@@ -1,0 +1,125 @@
+"""Page parts every chapter uses: the title, the prose, the card that holds a widget, value
+spans and tables, and a fast HTML box for values that change many times a second.
+
+Everything that reaches the page as HTML goes through `html.escape` here (a learner's text, a
+model's sample and an error message quoting either are text, never markup).
+"""
+import html
+
+import panel as pn
+from panel.io.document import unlocked
+from panel.models import HTML as HTMLModel
+
+import content
+from app.widgets.theme import CARD_MAX_WIDTH, PROSE_MAX_WIDTH, variables_css
+
+PROSE_CSS = """
+:host { max-width: %dpx; }
+.gl-prose-body { font-size: 16px; line-height: 1.6; color: var(--gl-text); }
+.gl-prose-body h1 { font-size: 1.7em; margin: 0.2em 0 0.6em; }
+.gl-prose-body h2 { font-size: 1.25em; margin: 1.4em 0 0.4em; }
+.gl-prose-body code { background: var(--gl-code); padding: 0 0.25em; border-radius: 3px; font-size: 0.9em; }
+.gl-prose-body table { border-collapse: collapse; margin: 0.6em 0; }
+.gl-prose-body th, .gl-prose-body td { border: 1px solid var(--gl-border); padding: 0.2em 0.6em; text-align: left; }
+.gl-prose-body blockquote { border-left: 3px solid var(--gl-border); margin: 0.8em 0; padding: 0 0.9em; color: var(--gl-quote); }
+.gl-prose-body mjx-container[display="true"], .gl-prose-body svg { max-width: 100%%; }
+""" % PROSE_MAX_WIDTH
+
+PANEL_CSS = """
+.gl-card { border: 1px solid var(--gl-border); border-radius: 6px; padding: 0.5em 0.8em; background: var(--gl-surface); }
+.gl-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.gl-table th, .gl-table td { padding: 0.15em 0.7em; text-align: right; border-bottom: 1px solid var(--gl-rule); }
+.gl-table th:first-child, .gl-table td:first-child { text-align: left; }
+.gv { font-family: var(--gl-mono); }
+.gl-note { color: var(--gl-muted); font-size: 0.9em; }
+.gl-error { color: var(--gl-error); font-weight: 600; }
+.gl-status-diverged { color: var(--gl-error); font-weight: 700; }
+.gl-status-training { color: var(--gl-good); font-weight: 700; }
+"""
+
+TITLE_CSS = "h1 { font-size: 1.8em; margin: 0.3em 0 0.2em; }"
+CARD_STYLES = {"border": "1px solid var(--gl-border)", "border-radius": "6px", "padding": "6px"}
+
+
+def gv(key, text, cls=""):
+    """`<span class="gv" data-key="KEY">TEXT</span>`, both escaped: the browser tests' hook."""
+    extra = f" {html.escape(cls, quote=True)}" if cls else ""
+    return (f'<span class="gv{extra}" data-key="{html.escape(key, quote=True)}">'
+            f"{html.escape(str(text))}</span>")
+
+
+def table(header, rows):
+    """A small HTML table; `header` cells are escaped, row cells are trusted HTML built by gv()."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="gl-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def html_pane(text="", **kwargs):
+    """An HTML pane for values built with `gv` (math off: the values are plain text)."""
+    kwargs.setdefault("sizing_mode", "stretch_width")
+    kwargs["stylesheets"] = [PANEL_CSS, *kwargs.get("stylesheets", [])]
+    return pn.pane.HTML(text, **kwargs)
+
+
+def note(text, max_width=PROSE_MAX_WIDTH):
+    """A card with a short, plain-text note."""
+    return html_pane(f'<div class="gl-card gl-note">{html.escape(text)}</div>', max_width=max_width)
+
+
+def title_pane(chapter_id):
+    """The chapter's heading, e.g. "Chapter 4 — Gates: the GRU cell"."""
+    return pn.pane.HTML(f"<h1>{html.escape(content.heading(chapter_id))}</h1>",
+                        css_classes=["gl-title"], sizing_mode="stretch_width", stylesheets=[TITLE_CSS])
+
+
+def prose_pane(chapter_id, **kwargs):
+    """The chapter's rendered prose (numbers filled from gleam) in a pane of class gl-prose."""
+    body = content.render_html(chapter_id)
+    return pn.pane.HTML(f'<div class="gl-prose-body">{body}</div>', css_classes=["gl-prose"],
+                        disable_math=False, stylesheets=[PROSE_CSS], sizing_mode="stretch_width",
+                        **kwargs)
+
+
+def card(*objects, layout=pn.Row, max_width=CARD_MAX_WIDTH):
+    """The bordered box that holds a chapter's interactive part."""
+    return layout(*objects, css_classes=["gl-widget"], sizing_mode="stretch_width",
+                  max_width=max_width, styles=CARD_STYLES)
+
+
+def chapter_page(chapter_id, widget=None):
+    """Title, the interactive card (if any), then the prose: the layout of every chapter."""
+    parts = [title_pane(chapter_id)] + ([widget] if widget is not None else [])
+    return pn.Column(*parts, prose_pane(chapter_id), sizing_mode="stretch_width",
+                     stylesheets=[variables_css()])
+
+
+class HTMLBox:
+    """Trusted HTML (built with html.escape / gv) in the lab's styles, without a Panel pane.
+
+    `.object` reads and sets the HTML, like a Panel HTML pane's; `.pane` goes into the layout.
+    For text that changes many times a second: the Bokeh model a Panel HTML pane renders
+    (panel.models.HTML) is set directly, one property change, while the pane runs its whole
+    update machinery for it (several times the worker time, measured in the Pyodide worker).
+    Not a Bokeh Div: BokehJS re-lays out the page on every Div text change; Panel's model
+    only swaps its innerHTML.
+    """
+
+    def __init__(self, min_height, css="", css_classes=()):
+        self._html = ""
+        # like pn.pane.HTML: the model's text is the escaped HTML, decoded in the browser
+        self.model = HTMLModel(text="", disable_math=True, run_scripts=False, sizing_mode="stretch_width",
+                               min_height=min_height, stylesheets=[PANEL_CSS + css], margin=(5, 10, 5, 10),
+                               css_classes=list(css_classes))
+        self.pane = pn.pane.Bokeh(self.model, sizing_mode="stretch_width")
+
+    @property
+    def object(self):
+        return self._html
+
+    @object.setter
+    def object(self, text):
+        if text != self._html:
+            self._html = text
+            with unlocked():     # a raw Bokeh change: dispatched whether or not we hold the lock
+                self.model.text = html.escape(text)

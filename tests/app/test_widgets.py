@@ -1,0 +1,122 @@
+"""What chapters share, tested alone: value spans, the theme, the streaming curve, the live loop."""
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pytest
+
+from app.widgets.figures import Heatmaps, SignedBars, StreamingCurve
+from app.widgets.live_loop import LiveLoop, View
+from app.widgets.page import gv
+from app.widgets.theme import PALETTE, variables_css
+
+
+def test_gv_escapes_everything():
+    out = gv('a"<b>', "<script>x</script>")
+    assert "<script>" not in out and "&lt;script&gt;" in out and 'data-key="a&quot;&lt;b&gt;"' in out
+
+
+def test_the_theme_names_every_colour_once_as_a_css_variable():
+    css = variables_css()
+    for name, colour in asdict(PALETTE).items():
+        if name != "heatmap":
+            assert f"--gl-{name.replace('_', '-')}: {colour};" in css
+
+
+def test_signed_bars_colour_by_sign():
+    bars = SignedBars([("a", "1"), ("a", "2")], y_range=(-1, 1))
+    bars.show([0.5, -0.25])
+    assert bars.source.data["top"] == [0.5, -0.25]
+    assert bars.source.data["color"] == [PALETTE.positive, PALETTE.negative]
+
+
+def test_heatmaps_share_one_source():
+    maps = Heatmaps({"z": "z", "r": "r"}, rows=3, cols=4)
+    z, r = np.full((3, 4), 0.25), np.full((3, 4), 0.75)
+    maps.show(z=z, r=r)
+    assert maps.source.data["z"][0].shape == (3, 4) and maps.source.data["r"][0][0, 0] == 0.75
+    maps.resize(5, 6)
+    assert all(f.y_range.end == 5 and f.x_range.end == 6 for f in maps.figs.values())
+
+
+def test_streaming_curve_keeps_every_step_in_bounded_points():
+    curve = StreamingCurve("t", "step", y_end=3.0, lines={"chance": ("chance", "#000000", "dashed")},
+                           max_points=40)
+    curve.restart(3.0, {"chance": 3.0})
+    steps = np.arange(1, 144)
+    for chunk in np.array_split(steps, 13):                  # 13 pushes of 11 steps
+        curve.stream(chunk, 2.0 + 0 * chunk, 1.0 + chunk / 1000)
+    curve.stream([], [], [], final=True)                     # training stopped: the partial group too
+    data = curve.source.data
+    assert len(data["step"]) <= 40 and curve.stride > 1
+    assert list(data["step"]) == sorted(data["step"]) and data["step"][-1] == 143
+    assert sum(p[3] for p in curve.points) == 143            # every step counted once
+    # a merged point's raw value is the mean of its steps
+    first = curve.points[0]
+    assert first[2] == pytest.approx(np.mean(1.0 + steps[:first[3]] / 1000))
+    assert curve.fig.x_range.end >= 143 and curve.fig.y_range.end >= 1.1 * 2.0
+    curve.restart(2.0)
+    assert len(curve.source.data["step"]) == 0 and curve.stride == 1 and curve.fig.y_range.end == 2.2
+
+
+@dataclass
+class Stats:
+    loss: np.ndarray
+    seconds: float
+    diverged: bool
+
+    @property
+    def n(self):
+        return len(self.loss)
+
+
+class CountingTrainer:
+    """A trainer whose step t has loss 1/t; it diverges after `limit` updates."""
+
+    def __init__(self, limit=10**9):
+        self.steps, self.limit, self.resets = 0, limit, 0
+
+    def step(self, n):
+        losses = []
+        for _ in range(n):
+            if self.steps >= self.limit:
+                return Stats(np.array(losses + [np.inf]), 1e-4, True)
+            self.steps += 1
+            losses.append(1.0 / self.steps)
+        return Stats(np.array(losses), 1e-4 * n, False)
+
+    def reset(self):
+        self.steps, self.resets = 0, self.resets + 1
+
+
+def test_the_loop_steps_queues_the_curve_and_pushes_on_stop():
+    pushed = []
+    trainer = CountingTrainer()
+    loop = LiveLoop(trainer, views=[View(10.0, lambda final: pushed.append(("stats", final))),
+                                    View(10.0, lambda final: pushed.append(("curve", loop.take_curve())),
+                                         lambda final: loop.has_curve())])
+    loop.param.trigger("step_once")
+    loop.param.trigger("step_once")
+    assert trainer.steps == 2 and loop.status == "paused"
+    assert pushed == [("stats", True), ("curve", ([1], [1.0], [1.0])),
+                      ("stats", True), ("curve", ([2], [pytest.approx(0.97 + 0.03 * 0.5)], [0.5]))]
+    pushed.clear()
+    loop.tick(n=5)
+    loop.push()                     # within `every` of the last push: nothing yet
+    assert pushed == [] and loop.has_curve()
+    loop.flush()
+    assert [name for name, _ in pushed] == ["stats", "curve"] and pushed[1][1][0] == [3, 4, 5, 6, 7]
+
+
+def test_the_loop_reports_divergence_and_reset_starts_again():
+    restarts = []
+    trainer = CountingTrainer(limit=3)
+    loop = LiveLoop(trainer, on_restart=lambda: restarts.append(loop.status))
+    loop.tick(n=10)
+    assert loop.status == "diverged" and not loop.training and trainer.steps == 3
+    loop.param.trigger("step_once")                 # refused until Reset
+    loop.training = True
+    assert trainer.steps == 3 and not loop.training
+    loop.param.trigger("reset")
+    assert trainer.resets == 1 and loop.status == "ready" and loop.ema is None and restarts == ["ready"]
+    loop.replace(CountingTrainer())
+    assert loop.trainer.steps == 0 and restarts == ["ready", "ready"]
