@@ -1,26 +1,9 @@
-"""Chapters 6 and 7: cross-entropy and temperature, the char-level GRU trainer, the live lab."""
+"""Chapter 7: the live lab's numbers, read off the model it trains."""
 import numpy as np
 
 from gleam import chargru, counting, losses, smoothing
-from gleam.examples.data import plain
 
-
-def chapter6_cross_entropy(logits=(2.0, 0.5, -1.0, 0.3, 1.2), target=0, temperatures=(0.5, 1.0, 2.0)):
-    z = np.array(logits)
-    loss = losses.cross_entropy(z, target)
-    grad = losses.cross_entropy_grad(z, target)
-    return plain({"p_target": losses.softmax(z)[target], "loss_nats": loss, "loss_bits": losses.nats_to_bits(loss),
-                   "uniform_loss": losses.cross_entropy(np.zeros_like(z), target), "grad": grad,
-                   "grad_sum": grad.sum(), "temperatures": list(temperatures),
-                   "p_target_at_temperature": [losses.softmax(z, t)[target] for t in temperatures],
-                   "at_temperature": [{"T": t, "p_target": losses.softmax(z, t)[target]}
-                                      for t in temperatures]})
-
-
-def chapter6_trainer():
-    """The char-level GRU trainer's settings, as a default CharGRU has them."""
-    m = chargru.CharGRU()
-    return {"K": m.K, "clip": m.clip, "lr": m.lr, "H": m.H}
+__all__ = ['chapter7_live_lab']
 
 
 def chapter7_live_lab(wide_hidden=128):
@@ -40,3 +23,6 @@ def chapter7_live_lab(wide_hidden=128):
             "divergence_factor": chargru.DIVERGENCE_FACTOR, "min_corpus_length": K + 1}
 
 
+def examples():
+    """What `python -m gleam.examples --json` prints for this chapter."""
+    return {"chapter7_live_lab": chapter7_live_lab()}

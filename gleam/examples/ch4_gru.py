@@ -1,9 +1,12 @@
-"""Chapters 4, 5 and 9's self-test: the GRU by hand in both reset conventions, pinned gates, carry
-meters, GRU against LSTM."""
+"""Chapter 4: the GRU by hand in both reset conventions, pinned gates, the carry meters.
+
+Chapter 9's self-test is the same cell on another input (gleam.examples.ch9_cheatsheet)."""
 import numpy as np
 
-from gleam import cells, counting
-from gleam.examples.data import VOCAB_ABC, onehot, plain, sigmoid
+from gleam import cells
+from gleam.examples.data import VOCAB_ABC, onehot, plain
+
+__all__ = ['gru_hand_params', 'gru_hand_params_torch', 'CONVENTIONS', 'gru_example', 'chapter4_gru_hand_example', 'chapter4_pinned_gates', 'chapter4_torch_example', 'chapter4_gate_meters']
 
 
 def gru_hand_params():
@@ -27,8 +30,8 @@ def gru_hand_params_torch():
 CONVENTIONS = ("textbook", "torch")      # the GRU's two reset conventions (gleam.cells_gru)
 
 
-def _gru_example(ch, convention, h_prev=(0.5, -0.2), T=20, z=None, r=None):
-    """One step of the chapter-4 GRU on input `ch`; z, r pin gates (gleam.cells.pin_gates)."""
+def gru_example(ch, convention, h_prev=(0.5, -0.2), T=20, z=None, r=None):
+    """One step of the chapter-4 GRU on input `ch` (a, b or c); z, r pin gates (gleam.cells.pin_gates)."""
     x, h = onehot(ch), np.array(h_prev)
     if convention == "textbook":
         p = cells.pin_gates("gru_textbook", gru_hand_params(), z=z, r=r)
@@ -48,7 +51,7 @@ def _gru_example(ch, convention, h_prev=(0.5, -0.2), T=20, z=None, r=None):
 
 
 def chapter4_gru_hand_example(convention="textbook"):
-    return _gru_example("b", convention)
+    return gru_example("b", convention)
 
 
 def chapter4_pinned_gates(z, r, convention="textbook"):
@@ -60,7 +63,7 @@ def chapter4_pinned_gates(z, r, convention="textbook"):
     survives of h_{t−1} on the carry path in one step (1 − z, or z under "torch"), and
     carry_multiplier_20 the same over 20 steps.
     """
-    return _gru_example("b", convention, z=z, r=r)
+    return gru_example("b", convention, z=z, r=r)
 
 
 def chapter4_torch_example():
@@ -75,25 +78,8 @@ def chapter4_gate_meters(zs=(0.1, 0.5, 0.9), T=20):
             "rows": [{"z": z, "carry_over_T": c} for z, c in zip(zs, carry)]}
 
 
-def chapter5_counts(d=128, n=256):
-    gru, lstm = counting.param_count("gru", d, n), counting.param_count("lstm", d, n)
-    return {"d": d, "n": n, "gru_params": gru, "lstm_params": lstm, "gru_over_lstm": gru / lstm,
-            "gru_saving": 1 - gru / lstm,
-            "gru_width_matching_lstm": counting.matching_width("gru", lstm, d),
-            "gru_macs": counting.macs_per_step("gru", d, n), "lstm_macs": counting.macs_per_step("lstm", d, n)}
-
-
-def chapter5_carry_multipliers():
-    # retained fraction f^T for a constant keep factor f; f = σ(forget bias) at zero input
-    s = {b: sigmoid(b) for b in (0.0, 1.0, 3.0)}
-    return {"0.99^30": 0.99 ** 30, "sigmoid(0)^30": s[0.0] ** 30, "sigmoid(1)": s[1.0],
-            "sigmoid(1)^30": s[1.0] ** 30, "0.99^100": 0.99 ** 100, "0.9^100": 0.9 ** 100,
-            "0.5^100": 0.5 ** 100, "sigmoid(3)": s[3.0], "sigmoid(3)^100": s[3.0] ** 100}
-
-
-
-
-def chapter9_self_test(convention="textbook"):
-    return _gru_example("a", convention)
-
-
+def examples():
+    """What `python -m gleam.examples --json` prints for this chapter."""
+    return {"chapter4_gru_hand_example": {c: chapter4_gru_hand_example(c) for c in CONVENTIONS},
+            "chapter4_gate_meters": chapter4_gate_meters(),
+            "chapter4_pinned_gates": chapter4_pinned_gates((0.5, 0.5), (0.5, 0.5))}
