@@ -9,6 +9,7 @@ exists, its lock, URLs and chapter pages are checked here too.
 import hashlib
 import html as htmllib
 import json
+import os
 import re
 import sys
 import types
@@ -28,7 +29,7 @@ from buildtools.verify import check_documents, scan_site, scan_text
 from buildtools.wheels import read_wheel, slim_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "site"
+SITE = Path(os.environ.get("GLEAM_SITE_DIR") or ROOT / "site").resolve()
 
 
 def make_wheel(folder: Path, name: str, version: str, requires=(), files=None) -> Path:

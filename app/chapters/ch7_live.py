@@ -16,7 +16,8 @@ import panel as pn
 import param
 
 from app.chapters.base import ChapterViewer
-from app.widgets.figures import Heatmaps, StreamingCurve
+from app.widgets.figures import Heatmaps
+from app.widgets.streaming import StreamingCurve
 from app.widgets.live_loop import LiveLoop, View
 from app.widgets.page import HTMLBox, card, gv
 from app.widgets.theme import PALETTE

@@ -1,2 +1,2 @@
-"""What chapters share: page parts (page), the theme (theme), figures (figures), live training
-(live_loop)."""
+"""What chapters share: page parts (page), the theme (theme), figures (figures), the streaming
+training curve (streaming), live training (live_loop)."""

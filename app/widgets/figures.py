@@ -1,5 +1,6 @@
 """Figures several chapters use, each built once and then only fed new data (stream or patch):
-signed bars, a streaming training curve with fixed ranges, heatmaps.
+signed bars, lines on fixed (linear or log) axes, heatmaps (the streaming training curve is in
+app.widgets.streaming).
 
 Ranges are fixed `Range1d`s that only Python moves, and no figure has tools, so while a lab
 trains nothing flows from the browser back to Python (an auto-ranging DataRange1d would send
@@ -7,10 +8,10 @@ its computed range back after every redraw). No Legend on a streaming figure: Bo
 a legend's DOM on every data change, so titles say which line is which.
 """
 import math
-import time
 
 import numpy as np
-from bokeh.models import ColorBar, ColumnDataSource, FactorRange, Label, LinearColorMapper, Range1d, Span
+from bokeh.models import (ColorBar, ColumnDataSource, FactorRange, Label, Legend, LegendItem, LinearColorMapper,
+                          Range1d, Span)
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
@@ -18,9 +19,11 @@ from app.widgets.theme import PALETTE
 
 
 class SignedBars:
-    """Vertical bars over (group, label) factors, coloured by sign, on a fixed y range.
+    """Vertical bars over factors (strings, or (group, label) pairs), coloured by sign, on a
+    fixed y range.
 
-    `show(values)` patches the bar heights and colours in place (one value per factor)."""
+    `show(values)` patches the bar heights and colours in place (one value per factor);
+    `colors` overrides the sign's colour bar by bar (e.g. PALETTE.faint for bars left out)."""
 
     def __init__(self, factors, y_range, height=260, guides=(), y_label="", css_class=None):
         self.factors = list(factors)
@@ -38,129 +41,86 @@ class SignedBars:
         fig.xgrid.grid_line_color = None
         fig.yaxis.axis_label = y_label
 
-    def _data(self, values):
-        return {"x": self.factors, "top": [float(v) for v in values],
-                "color": [PALETTE.positive if v >= 0 else PALETTE.negative for v in values]}
+    def _data(self, values, colors=None):
+        colors = colors or [PALETTE.positive if v >= 0 else PALETTE.negative for v in values]
+        return {"x": self.factors, "top": [float(v) for v in values], "color": list(colors)}
 
-    def show(self, values):
-        data = self._data(values)
+    def show(self, values, colors=None):
+        data = self._data(values, colors)
         with unlocked():     # a raw Bokeh change: dispatch it whether or not we hold the lock
             self.source.patch({k: [(slice(0, len(col)), col)] for k, col in data.items() if k != "x"})
 
 
-# ---------------------------------------------------------------- the streaming curve
+# ---------------------------------------------------------------- lines
 
-MAX_POINTS = 1000          # points per line (merged pairwise beyond)
-X_MIN_END = 200            # the x range opens on 0 .. 200
-Y_HEADROOM = 1.1           # y range: 0 .. 1.1 × y_end at first, 1.1 × the highest value later
-Y_CAP = 6.0                # ... but never above 6 × y_end (a diverged loss may be astronomically large)
-COLUMNS = ("step", "smooth", "raw")
+class LinePlot:
+    """Named lines on fixed ranges that only Python moves, linear or log in y; each `show`
+    replaces the lines' data whole (they are short: a widget's curve, not a training run).
 
-
-def _x_end(last, steps_per_s=0.0):
-    """The x range's new end once step `last` passed the old one: 1.5 × last, and at least half a
-    second of training ahead (so at most ~2 updates a second); a round number."""
-    return int(math.ceil(max(X_MIN_END, 1.5 * last, last + 0.5 * steps_per_s) / 50.0) * 50)
-
-
-class StreamingCurve:
-    """A training curve: a raw value per step (pale) and its smoothed value (dark), with
-    horizontal reference lines, on ranges that only grow.
-
-    The whole run is kept at a bounded cost: at most `max_points` points a line (every BokehJS
-    repaint strokes them all, on the page's main thread). While the run is short a point is a
-    step; when the points would pass the limit, neighbours are merged pairwise (one full
-    replacement of the data, log2(steps / max_points) times in a whole run) and from then on a
-    point stands for twice as many steps: the raw line shows their mean, the smooth line its
-    value at the group's last step. The y range opens at 0 .. 1.1 × `y_end` and grows only when
-    a value rises above it; the x range starts at 0 and its end jumps to 1.5 × the step (and half
-    a second of training ahead) whenever the steps pass it.
-    `lines`: name -> (label, colour, dash) of the reference lines, placed by `restart`.
+    `series`: name -> (legend label, colour, dash); `markers`: name -> (colour, dash) of vertical
+    marker lines placed by `mark`; `guides`: y values drawn as dashed horizontal lines. On a log
+    axis values <= 0 are shown at the bottom of the range (a log axis cannot draw them).
     """
 
-    def __init__(self, title, x_label, y_end, lines=(), max_points=None, height=250, css_class=None):
-        self.x_label, self.max_points = x_label, max_points or MAX_POINTS
-        self.source = ColumnDataSource(self._columns([]))
+    def __init__(self, series, x_range, y_range, y_log=False, title="", x_label="", y_label="",
+                 height=260, guides=(), markers=(), css_class=None):
+        self.y_log = y_log
+        self.sources = {name: ColumnDataSource({"x": [], "y": []}) for name in series}
         self.fig = fig = figure(
             height=height, sizing_mode="stretch_width", tools="", toolbar_location=None, title=title,
-            x_range=Range1d(0, X_MIN_END), y_range=Range1d(0, Y_HEADROOM * y_end),
-            css_classes=[css_class] if css_class else [])
-        fig.line("step", "raw", source=self.source, color=PALETTE.pale, alpha=0.6)
-        fig.line("step", "smooth", source=self.source, color=PALETTE.positive, line_width=2)
-        self._spans, self._labels = {}, {}
-        for key, (text, color, dash) in dict(lines).items():
-            self._spans[key] = Span(dimension="width", line_dash=dash, line_color=color, line_width=1.5)
-            self._labels[key] = Label(x=6, x_units="screen", y=0, y_offset=-15, text=text,
-                                      text_color=color, text_font_size="9pt")
-            fig.add_layout(self._spans[key])
-            fig.add_layout(self._labels[key])
+            x_range=Range1d(*x_range), y_range=Range1d(*y_range), y_axis_type="log" if y_log else "linear",
+            css_classes=[css_class] if css_class else [], min_width=260)
+        items = []
+        for name, (label, color, dash) in series.items():
+            r = fig.line("x", "y", source=self.sources[name], color=color, line_dash=dash, line_width=2)
+            items.append(LegendItem(label=label, renderers=[r]))
+        if len(items) > 1:
+            fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+        for y in guides:
+            fig.add_layout(Span(location=y, dimension="width", line_dash="dashed",
+                                line_color=PALETTE.faint, line_width=1))
+        self.markers = {}
+        for name, (color, dash) in dict(markers).items():
+            self.markers[name] = (Span(location=x_range[0], dimension="height", line_color=color,
+                                       line_dash=dash, line_width=1.5, visible=False),
+                                  Label(x=x_range[0], y=8, y_units="screen", x_offset=4, text="", text_color=color,
+                                        text_font_size="9pt", visible=False))
+            for model in self.markers[name]:
+                fig.add_layout(model)
         fig.xaxis.axis_label = x_label
-        self._y_end = y_end
-        self._clear()
+        fig.yaxis.axis_label = y_label
 
-    @staticmethod
-    def _columns(points):
-        # NumPy columns travel as binary buffers (no float-by-float JSON), here and in every stream
-        return {name: np.array([p[i] for p in points], dtype=np.float64) for i, name in enumerate(COLUMNS)}
-
-    def _clear(self):
-        self.stride = 1            # steps per plotted point (a power of two)
-        self.points = []           # what the source holds: (step, smooth, raw mean, n_steps)
-        self._group = [0, 0.0, 0, 0.0]   # the next point so far: n, raw sum, last step, its smooth value
-        self._x_moved = (time.perf_counter(), 0)   # when the x range last grew, and the step then
-
-    def restart(self, y_end, lines=None):
-        """Empty curve, opening ranges; `lines`: name -> y of the reference lines."""
-        self._y_end = y_end
-        self._clear()
+    def show(self, **lines):
+        """name=(xs, ys) for each line to replace."""
+        floor = self.fig.y_range.start
         with unlocked():
-            for key, y in (lines or {}).items():
-                self._spans[key].location = self._labels[key].y = y
-            self.source.data = self._columns([])
-            self.fig.xaxis.axis_label = self.x_label
-            self.fig.x_range.update(start=0, end=X_MIN_END)
-            self.fig.y_range.update(start=0, end=Y_HEADROOM * y_end)
+            for name, (xs, ys) in lines.items():
+                ys = np.asarray(ys, dtype=np.float64)
+                if self.y_log:
+                    ys = np.where(ys > 0, ys, floor)
+                self.sources[name].data = {"x": np.asarray(xs, dtype=np.float64), "y": ys}
 
-    def stream(self, steps, smooth, raw, final=False):
-        """Add steps to the curve; `final`: show the last, incomplete group too (training stopped)."""
-        new, group = [], self._group
-        for step, s, v in zip(steps, smooth, raw):
-            group[0] += 1
-            group[1] += v
-            group[2:] = step, s
-            if group[0] >= self.stride:
-                new.append((group[2], group[3], group[1] / group[0], group[0]))
-                group[:2] = 0, 0.0
-        if final and group[0]:
-            new.append((group[2], group[3], group[1] / group[0], group[0]))
-            group[:2] = 0, 0.0
-        if new:
-            with unlocked():
-                self._add(new)
+    def mark(self, name, x=None, text=""):
+        """Move the vertical marker `name` to x with a label (None hides it)."""
+        span, label = self.markers[name]
+        with unlocked():
+            visible = x is not None and math.isfinite(x)
+            span.visible = label.visible = visible
+            if visible:
+                span.location = label.x = float(x)
+                label.text = text
 
-    def _add(self, new):
-        self.points += new
-        if len(self.points) > self.max_points:       # merge neighbours: half the points
-            pts = self.points
-            self.points = [pts[i] if i + 1 == len(pts) else
-                           (pts[i + 1][0], pts[i + 1][1],
-                            (pts[i][2] * pts[i][3] + pts[i + 1][2] * pts[i + 1][3]) / (pts[i][3] + pts[i + 1][3]),
-                            pts[i][3] + pts[i + 1][3]) for i in range(0, len(pts), 2)]
-            self.stride *= 2
-            self.source.data = self._columns(self.points)
-            self.fig.xaxis.axis_label = f"{self.x_label}; a pale point is the mean of {self.stride} steps"
-        else:
-            self.source.stream(self._columns(new))
-        x, y = self.fig.x_range, self.fig.y_range
-        last = new[-1][0]
-        if last > x.end:
-            now = time.perf_counter()
-            rate = (last - self._x_moved[1]) / max(now - self._x_moved[0], 1e-3)
-            x.end = _x_end(last, rate)
-            self._x_moved = (now, last)
-        top = min(Y_HEADROOM * max(max(p[1], p[2]) for p in new), Y_CAP * self._y_end)
-        if top > y.end:
-            y.end = top
+    def set_ranges(self, x=None, y=None):
+        with unlocked():
+            if x is not None:
+                self.fig.x_range.update(start=x[0], end=x[1])
+            if y is not None:
+                self.fig.y_range.update(start=y[0], end=y[1])
+
+    def data(self, name):
+        """The (x, y) a line shows now."""
+        d = self.sources[name].data
+        return list(d["x"]), list(d["y"])
 
 
 # ---------------------------------------------------------------- heatmaps

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app.chapters.ch7_live import LiveLabChapter
-from app.widgets import figures
+from app.widgets import streaming
 from content import fmt_fixed
 from gleam import chargru
 from surface import click, figure, figure_data, find, html_with, set_value, shown
@@ -121,14 +121,14 @@ def test_trains_in_an_asyncio_task_and_pauses():
     # the whole run is on the curve (its last point is the last step), in at most MAX_POINTS points
     data = figure_data(c, "gl-ch7-loss")
     assert data["step"][-1] == int(v["ch7.steps"])
-    assert len(data["step"]) <= figures.MAX_POINTS
+    assert len(data["step"]) <= streaming.MAX_POINTS
     assert fmt_fixed(data["smooth"][-1], 3) == v["ch7.loss"]
     assert not c.loop.running
     assert shown(c) == v
 
 
 def test_loss_curve_keeps_the_whole_run_in_bounded_points(monkeypatch):
-    monkeypatch.setattr(figures, "MAX_POINTS", 40)
+    monkeypatch.setattr(streaming, "MAX_POINTS", 40)
     c = LiveLabChapter()
     for _ in range(13):                           # 13 x 11 = 143 steps, pushed as while training
         c.loop.tick(n=11)

@@ -4,7 +4,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pytest
 
-from app.widgets.figures import Heatmaps, SignedBars, StreamingCurve
+from app.widgets.figures import Heatmaps, LinePlot, SignedBars
+from app.widgets.streaming import StreamingCurve
 from app.widgets.live_loop import LiveLoop, View
 from app.widgets.page import gv
 from app.widgets.theme import PALETTE, variables_css
@@ -120,3 +121,18 @@ def test_the_loop_reports_divergence_and_reset_starts_again():
     assert trainer.resets == 1 and loop.status == "ready" and loop.ema is None and restarts == ["ready"]
     loop.replace(CountingTrainer())
     assert loop.trainer.steps == 0 and restarts == ["ready", "ready"]
+
+
+def test_line_plot_replaces_its_lines_and_keeps_log_axes_drawable():
+    plot = LinePlot({"a": ("a", PALETTE.positive, "solid"), "b": ("b", PALETTE.secondary, "dashed")},
+                    x_range=(0, 10), y_range=(1e-6, 2.0), y_log=True, markers={"half": (PALETTE.muted, "dotted")})
+    plot.show(a=([0, 1, 2], [1.0, 0.5, 0.0]), b=([0, 1], [2.0, 1.0]))
+    assert plot.data("a") == ([0.0, 1.0, 2.0], [1.0, 0.5, 1e-6])     # 0 drawn at the floor
+    assert plot.data("b") == ([0.0, 1.0], [2.0, 1.0])
+    plot.mark("half", 6.6, "half-life 6.6")
+    span, label = plot.markers["half"]
+    assert span.visible and span.location == 6.6 and label.text == "half-life 6.6"
+    plot.mark("half", None)
+    assert not span.visible
+    plot.set_ranges(x=(0, 100))
+    assert (plot.fig.x_range.start, plot.fig.x_range.end) == (0, 100)

@@ -10,7 +10,12 @@ that fails is a test failure, never a skip.
 Besides what each test asserts, every test fails on: a request for any host but 127.0.0.1,
 a console error in a page or a worker, an uncaught page error (see helpers.Guard), and a
 traceback, ERROR line or 4xx/5xx response in the log of the server it used.
-GLEAM_SITE_AS_IS=1 serves site/ without rebuilding it even if it looks stale.
+GLEAM_SITE_AS_IS=1 serves site/ without rebuilding it even if it looks stale; GLEAM_SITE_DIR and
+GLEAM_BUILD_CACHE put the built site and build.py's cache elsewhere (default site/, build-cache/),
+so that two checkouts or two engineers can run the browser tests side by side.
+
+One page per mode serves the whole session (`shared_lab`): the static site boots Python once and
+the tests move between chapters in place (`Lab.show`), as a learner does.
 """
 import os
 import re
@@ -28,7 +33,8 @@ import pytest
 from helpers import BOOT_TIMEOUT, Guard, Lab, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "site"
+SITE = Path(os.environ.get("GLEAM_SITE_DIR") or ROOT / "site").resolve()
+BUILD_CACHE = Path(os.environ.get("GLEAM_BUILD_CACHE") or ROOT / "build-cache").resolve()
 STATIC_PAGE = "index.html"          # the lab's page in site/
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -136,7 +142,8 @@ def static_server(tmp_path_factory):
         log = logs / "build.log"
         with open(log, "w") as out:
             try:
-                rc = subprocess.run([sys.executable, "build.py"], cwd=ROOT, stdout=out,
+                rc = subprocess.run([sys.executable, "build.py", "--site", str(SITE), "--cache", str(BUILD_CACHE)],
+                                    cwd=ROOT, stdout=out,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     timeout=BUILD_TIMEOUT).returncode
             except subprocess.TimeoutExpired:
@@ -144,7 +151,7 @@ def static_server(tmp_path_factory):
         if rc != 0 or not (SITE / STATIC_PAGE).is_file():
             pytest.fail(f"python build.py failed (exit {rc}) or wrote no site/{STATIC_PAGE}\n{_tail(log)}")
     port = free_port()
-    cmd = [sys.executable, "build.py", "--serve", "--no-build", "--port", str(port)]
+    cmd = [sys.executable, "build.py", "--serve", "--no-build", "--site", str(SITE), "--port", str(port)]
     server = Server("build.py --serve", cmd, port, f"/{STATIC_PAGE}", logs / "static.log")
     server.wait()
     yield server
@@ -252,26 +259,26 @@ def pages(browser):
     p.close()
 
 
-@pytest.fixture(scope="module")
-def module_pages(browser):
-    """Pages kept across one module's tests (one load of the static site per module and mode)."""
+@pytest.fixture(scope="session")
+def session_pages(browser):
+    """Pages kept across the session (one load of the static site per mode)."""
     p = Pages(browser)
     yield p
     p.close(check=False)     # each test checked its own share (see `shared_lab`)
 
 
-@pytest.fixture(scope="module")
-def _shared_labs(module_pages):
+@pytest.fixture(scope="session")
+def _shared_labs(session_pages):
     return {}
 
 
 @pytest.fixture
-def shared_lab(site, module_pages, _shared_labs):
-    """One page per (module, mode) reused by that module's tests; each test is held to the
-    guard for what happened during it."""
+def shared_lab(site, session_pages, _shared_labs):
+    """One page per mode reused by every test that asks for it (move with `lab.show(chapter)`);
+    each test is held to the guard for what happened during it."""
     lab = _shared_labs.get(site.mode)
     if lab is None:
-        lab = _shared_labs[site.mode] = module_pages.new(site)
+        lab = _shared_labs[site.mode] = session_pages.new(site)
     lab.guard.forget_errors()
     mark = site.log_mark()
     yield lab

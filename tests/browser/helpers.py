@@ -224,6 +224,18 @@ class Lab:
                        timeout=BOOT_TIMEOUT * 1000)
         self.wait_ready(chapter)
 
+    def show(self, chapter):
+        """Move to the chapter in place, as a learner does (a click in the table of contents);
+        the first time, or on a page without a lab, load it by its URL instead."""
+        loaded = (self.page.url.startswith(self.site.base)
+                  and self.page.locator(f".gl-nav-{chapter}").count() > 0
+                  and self.page.locator(".pn-loading").count() == 0)
+        if not loaded:
+            return self.open(chapter)
+        if self.chapter_in_url() != chapter or not self.shows_chapter(chapter):
+            self.click(f"gl-nav-{chapter}")
+        self.wait_ready(chapter)
+
     def wait_ready(self, chapter=None, timeout=None):
         """Wait until the app is live (no `pn-loading` left anywhere: the static site keeps it
         on <body> until Pyodide has started and the worker has rendered) with prose shown."""

@@ -25,7 +25,7 @@ def expected_run(text="abc", wh_scale=1.0):
 
 def open_ch1(lab):
     if lab.chapter_in_url() != "1" or lab.page.locator(".gl-ch1-step").count() == 0:
-        lab.open("1")
+        lab.show("1")
 
 
 def set_slider(lab, cls, target):

@@ -38,7 +38,7 @@ def check_all(lab, want, what):
 
 def open_ch4(lab):
     if lab.chapter_in_url() != "4" or lab.page.locator(".gl-ch4-z1").count() == 0:
-        lab.open("4")
+        lab.show("4")
 
 
 def convention(lab):
@@ -58,7 +58,7 @@ def textbook_hand_example(lab):
 
 def test_opens_on_hand_example(shared_lab):
     lab = shared_lab
-    lab.open("4")
+    lab.show("4")
     assert convention(lab) == "textbook"
     check_all(lab, expected(), "first view")
     # the sliders open on the example's gate values

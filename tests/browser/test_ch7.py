@@ -34,7 +34,7 @@ def wait_status(lab, want, timeout=30.0):
 
 def open_ch7(lab):
     if lab.chapter_in_url() != "7" or lab.page.locator(".gl-ch7-train").count() == 0:
-        lab.open("7")
+        lab.show("7")
 
 
 def training_on(lab):
@@ -82,7 +82,7 @@ def fresh_default(lab):
 
 def test_baselines_are_gleams(shared_lab):
     lab = shared_lab
-    lab.open("7")
+    fresh_default(lab)
     model = CharGRU(DEFAULT_CORPUS)
     assert_shown(lab.text("ch7.chance"), model.chance_loss, 3, "ch7.chance")
     assert_shown(lab.text("ch7.chance"), math.log(len(set(DEFAULT_CORPUS))), 3, "ch7.chance = ln V")

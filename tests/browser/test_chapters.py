@@ -1,6 +1,6 @@
-"""Every chapter loads by its URL in both modes (served and static): prose shown, math rendered
-by MathJax, nothing fetched from anywhere but 127.0.0.1, no console error; and moving between
-chapters inside one page swaps the content without starting Python again."""
+"""Every chapter loads in both modes (served and static): prose shown, math rendered by MathJax,
+nothing fetched from anywhere but 127.0.0.1, no console error; a deep link opens its chapter;
+and moving between chapters inside one page swaps the content without starting Python again."""
 import re
 
 import pytest
@@ -22,10 +22,18 @@ def test_chapter_list_matches_content():
     assert any(has_math(c) for c in CHAPTER_IDS), "no chapter has $$ math to check rendering on"
 
 
+@pytest.mark.parametrize("chapter", ("7", "memory"))
+def test_a_deep_link_opens_its_chapter(shared_lab, chapter):
+    """A full load of the chapter's URL (the static site boots Python again) lands on it."""
+    lab = shared_lab
+    lab.open(chapter)
+    assert lab.chapter_in_url() == chapter and lab.shows_chapter(chapter)
+
+
 @pytest.mark.parametrize("chapter", CHAPTER_IDS)
 def test_chapter_loads(shared_lab, chapter):
     lab = shared_lab
-    lab.open(chapter)
+    lab.show(chapter)
     prose = lab.page.locator(".gl-prose").first
     assert prose.is_visible()
     wait_until(lambda: len(lab.prose_text().strip()) > 200, page=lab.page,
