@@ -1,9 +1,11 @@
-"""Chapter 1: step an Elman cell through the hand example "abc", one character at a time.
+"""Chapter 1: step an Elman cell through a short input, one character at a time.
 
-Two tiers of controls: Step/Reset move along the string, the W_h scale changes the weights; both
-only re-run the three-step example through `gleam.examples.chapter1_hand_example` and patch the
-bars' data source.
+Two tiers of controls: Step/Reset move along the input; the input box and the W_h scale change
+the run. Each re-runs the example through `gleam.examples.chapter1_hand_example` (a few tiny gleam
+steps) and patches the bars' data source.
 """
+import html
+
 import panel as pn
 import param
 from bokeh.models import Range1d
@@ -14,16 +16,16 @@ from app.widgets.page import card, gv, html_pane, table
 from content import fmt_fixed
 from gleam import examples
 
-TEXT = "abc"
 UNITS = ("unit 1", "unit 2")
 # (gv key, row label, bar group, field of the gleam step record)
 TERMS = [("x", "input column W<sub>x</sub>x<sub>t</sub>", "input column", "input_column"),
          ("rec", "recurrent term W<sub>h</sub>h<sub>t−1</sub>", "recurrent term", "recurrent_term"),
          ("pre", "pre-activation a<sub>t</sub> (+ b)", "pre-activation", "pre_activation"),
          ("h", "new state h<sub>t</sub> = tanh(a<sub>t</sub>)", "new state", "state")]
+SATURATE = ("aaaaaaaa", 2.0)       # the prose's saturation case: one character over and over, W_h doubled
 
 SEQUENCE_CSS = """
-.gl-seq { display: flex; gap: 6px; align-items: center; }
+.gl-seq { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 .gl-char { padding: 2px 10px; border: 1px solid var(--gl-border); border-radius: 4px;
            font-family: var(--gl-mono); font-size: 1.2em; background: var(--gl-page); color: var(--gl-faint); }
 .gl-char-read { background: var(--gl-rule); color: var(--gl-text); }
@@ -37,30 +39,39 @@ class ElmanChapter(ChapterViewer):
 
     chapter_id = "1"
 
-    step = param.Integer(default=0, bounds=(0, len(TEXT)), doc="Characters consumed so far.")
-    scale = param.Number(default=1.0, bounds=(0.0, 2.0), step=0.05, label="W_h scale",
+    text = param.String(default="abc", label="Input (a, b, c)",
+                        doc=f"The characters to step through (1 to {examples.MAX_TEXT}).")
+    step = param.Integer(default=0, bounds=(0, examples.MAX_TEXT), doc="Characters consumed so far.")
+    scale = param.Number(default=1.0, bounds=(0.0, 3.0), step=0.05, label="Scale of Wₕ",
                          doc="Multiplies all of W_h: 0 is memoryless, large values saturate.")
     advance = param.Event(label="Step")            # feed the next character
     reset = param.Event(label="Reset")             # back to h_0 = 0, before any character
+    saturate = param.Event(label="Saturate: aaaaaaaa at ×2")
+    message = param.String(default="", doc="Why the input was refused, or that it is used up.")
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._run = None
-        self._values = html_pane(min_width=380)
+        self._run, self._used = None, self.text      # the input being stepped through
+        self._values = html_pane(width=430, sizing_mode="fixed")
         self._sequence = html_pane(stylesheets=[SEQUENCE_CSS])
-        self._bars = SignedBars([(group, unit) for _, _, group, _ in TERMS for unit in UNITS],
-                                y_range=Range1d(-1.6, 1.6), guides=(-1, 1), css_class="gl-ch1-bars",
-                                y_label="value (dashed: tanh's range ±1)")
+        self._bars = SignedBars([(group, unit[-1]) for _, _, group, _ in TERMS for unit in UNITS],
+                                y_range=Range1d(-3.2, 3.2), guides=(-1, 1), css_class="gl-ch1-bars",
+                                y_label="value (dashed: tanh's range ±1)", x_label="unit, in each group")
+        self._step_button = pn.widgets.Button.from_param(self.param.advance, label="Step", color="primary",
+                                                         css_classes=["gl-ch1-step"], width=90)
         self._recompute()
 
     def widget(self):
+        w = pn.widgets
         controls = pn.Row(
-            pn.widgets.Button.from_param(self.param.advance, label="Step", color="primary",
-                                         css_classes=["gl-ch1-step"], width=90),
-            pn.widgets.Button.from_param(self.param.reset, label="Reset", css_classes=["gl-ch1-reset"],
-                                         width=90),
-            pn.widgets.FloatSlider.from_param(self.param.scale, label="W_h scale",
-                                              css_classes=["gl-ch1-scale"], width=260),
+            self._step_button,
+            w.Button.from_param(self.param.reset, label="Reset", css_classes=["gl-ch1-reset"], width=90),
+            w.TextInput.from_param(self.param.text, label="Input (a, b, c)", css_classes=["gl-ch1-text"],
+                                   width=170, max_length=examples.MAX_TEXT),
+            w.FloatSlider.from_param(self.param.scale, label="Scale of Wₕ", css_classes=["gl-ch1-scale"],
+                                     width=240),
+            w.Button.from_param(self.param.saturate, label="Saturate: aaaaaaaa at ×2",
+                                css_classes=["gl-ch1-saturate"], width=200, margin=(23, 10, 5, 10)),
             sizing_mode="stretch_width")
         return card(controls, self._sequence,
                     pn.Row(self._values, pn.pane.Bokeh(self._bars.fig, sizing_mode="stretch_width",
@@ -70,15 +81,19 @@ class ElmanChapter(ChapterViewer):
     # ------------------------------------------------------------ controls -> state
     @param.depends("advance", watch=True)
     def _advance(self):
-        if self.step < len(TEXT):
+        if self.step < len(self._used):
             self.step += 1
 
     @param.depends("reset", watch=True)
     def _reset(self):
         self.step = 0
 
-    @param.depends("scale", watch=True)
-    def _rescale(self):
+    @param.depends("saturate", watch=True)
+    def _saturate(self):
+        self.param.update(text=SATURATE[0], scale=SATURATE[1])
+
+    @param.depends("scale", "text", watch=True)
+    def _rerun(self):
         self._recompute()
 
     @param.depends("step", watch=True)
@@ -87,8 +102,15 @@ class ElmanChapter(ChapterViewer):
 
     # ------------------------------------------------------------ gleam -> view
     def _recompute(self):
-        """The whole three-step run at the current scale (three tiny gleam steps)."""
-        self._run = examples.chapter1_hand_example(text=TEXT, wh_scale=self.scale)
+        """The whole run at the current input and scale; a refused input keeps the last one."""
+        try:
+            run = examples.chapter1_hand_example(text=self.text, wh_scale=self.scale)
+        except ValueError as e:
+            self.message = f"Input not used: {e}. Still stepping through {self._used!r}."
+        else:
+            if self.text != self._used:
+                self.step = min(self.step, len(self.text)) if self.text.startswith(self._used) else 0
+            self._run, self._used, self.message = run, self.text, ""
         self._redraw()
 
     def current(self):
@@ -97,7 +119,9 @@ class ElmanChapter(ChapterViewer):
 
     def values(self):
         s = self.current()
-        out = {"ch1.step": str(self.step), "ch1.input": s["input"] if s else "—"}
+        end = self.step == len(self._used)
+        message = self.message or ("End of the input: press Reset, or type a longer input." if end else "")
+        out = {"ch1.step": str(self.step), "ch1.input": s["input"] if s else "—", "ch1.message": message}
         for key, _, _, field in TERMS:
             for i in range(2):
                 if s is None:
@@ -110,18 +134,20 @@ class ElmanChapter(ChapterViewer):
         v, s = self.values(), self.current()
         rows = [[label] + [gv(f"ch1.{key}.{i}", v[f"ch1.{key}.{i}"]) for i in range(2)]
                 for key, label, _, _ in TERMS]
-        head = (f"<div>after {gv('ch1.step', v['ch1.step'])} of {len(TEXT)} characters; "
+        head = (f"<div>after {gv('ch1.step', v['ch1.step'])} of {len(self._used)} characters; "
                 f"input: <b>{gv('ch1.input', v['ch1.input'])}</b></div>")
-        self._values.object = head + table(["", *UNITS], rows)
+        self._values.object = (head + table(["", *UNITS], rows)
+                               + f"<div class='gl-note'>{gv('ch1.message', v['ch1.message'])}</div>")
         self._sequence.object = self._sequence_html()
+        self._step_button.disabled = self.step >= len(self._used)
         self._bars.show([s[field][i] if s else 0.0 for _, _, _, field in TERMS for i in range(2)])
 
     def _sequence_html(self):
         cells = []
-        for i, ch in enumerate(TEXT):
+        for i, ch in enumerate(self._used):
             state = " gl-char-now" if i == self.step - 1 else " gl-char-read" if i < self.step else ""
-            cells.append(f'<span class="gl-char{state}">{ch}</span>')
+            cells.append(f'<span class="gl-char{state}">{html.escape(ch)}</span>')
         states = ["h<sub>0</sub> = (0, 0)"] + [
             f"h<sub>{t + 1}</sub> = ({fmt_fixed(s[0], 4)}, {fmt_fixed(s[1], 4)})"
-            for t, s in enumerate(self._run["states"][:self.step])]
+            for t, s in enumerate(self._run["states"][:self.step])][-4:]
         return f'<div class="gl-seq">{"".join(cells)}<span class="gl-note">{"; ".join(states)}</span></div>'

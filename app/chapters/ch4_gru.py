@@ -19,6 +19,8 @@ CONVENTIONS = {"textbook": "textbook", "PyTorch": "torch"}
 UNITS = ("unit 1", "unit 2")
 GATES = ("z1", "z2", "r1", "r2")
 METER_FLOOR = 1e-21        # the carry meters' log axis starts here
+METER_LABEL_X = 3.0        # the meters' numbers stand right of the dashed line at 1 (nothing exceeds 1)
+MEANING = {"textbook": {"z": "write", "r": "reset"}, "PyTorch": {"z": "keep", "r": "reset"}}
 
 
 class GRUChapter(ChapterViewer):
@@ -36,10 +38,16 @@ class GRUChapter(ChapterViewer):
 
     def __init__(self, **params):
         hand = examples.chapter4_gru_hand_example("textbook")   # the sliders open here
+        own = set(GATES) & set(params)
         params = {"z1": hand["z"][0], "z2": hand["z"][1], "r1": hand["r"][0], "r2": hand["r"][1],
                   **params}
         super().__init__(**params)
         self._result = None
+        self._preset = None if own else "hand"   # the preset the sliders show (None once one moves)
+        self._setting = False              # a preset is moving the sliders
+        self._sliders = {name: pn.widgets.FloatSlider.from_param(
+            self.param[name], css_classes=[f"gl-ch4-{name}"], format="0.0000", width=220) for name in GATES}
+        self._label_sliders()
         self._values = html_pane(min_width=420)
         self._lines = ColumnDataSource({"x": [], "y": [], "kind": []})
         self._meters = ColumnDataSource({"y": [], "right": [], "label": []})
@@ -48,14 +56,10 @@ class GRUChapter(ChapterViewer):
         self._recompute()
 
     def widget(self):
-        sliders = [pn.widgets.FloatSlider.from_param(self.param[name], label=self.param[name].label,
-                                                     css_classes=[f"gl-ch4-{name}"], format="0.0000",
-                                                     width=220)
-                   for name in GATES]
         controls = pn.Column(
             pn.widgets.RadioButtonGroup.from_param(self.param.convention, label="Convention",
                                                    css_classes=["gl-ch4-convention"], width=220),
-            *sliders,
+            *self._sliders.values(),
             pn.widgets.Button.from_param(self.param.preset_hand, label="Back to the hand example",
                                          css_classes=["gl-ch4-preset-hand"], width=220),
             pn.widgets.Button.from_param(self.param.preset_hold, label="Unit 1 writes, unit 2 holds",
@@ -67,20 +71,45 @@ class GRUChapter(ChapterViewer):
                           sizing_mode="stretch_width")
         return card(controls, plots, max_width=1100)
 
-    def _set_gates(self, example, z=None):
-        z = example["z"] if z is None else z
-        self.param.update(z1=z[0], z2=z[1], r1=example["r"][0], r2=example["r"][1])
+    def _apply(self, preset):
+        """Move the sliders to a preset in the current convention: the hand example's gates, or
+        unit 1 writing and unit 2 holding ("write" is z = 1 in the textbook convention and z = 0 in
+        PyTorch's, where z keeps)."""
+        example = examples.chapter4_gru_hand_example(CONVENTIONS[self.convention])
+        z = example["z"] if preset == "hand" else (1.0, 0.0) if self.convention == "textbook" else (0.0, 1.0)
+        self._preset, self._setting = preset, True
+        try:
+            self.param.update(z1=z[0], z2=z[1], r1=example["r"][0], r2=example["r"][1])
+        finally:
+            self._setting = False
+        self._redraw()                     # (the sliders may not have moved)
 
     # ------------------------------------------------------------ controls
     @param.depends("preset_hand", watch=True)
     def _preset_hand(self):
-        self._set_gates(examples.chapter4_gru_hand_example(CONVENTIONS[self.convention]))
+        self._apply("hand")
 
     @param.depends("preset_hold", watch=True)
     def _preset_hold(self):
-        # "write" is z = 1 in the textbook convention and z = 0 in PyTorch's (where z keeps)
-        z = (1.0, 0.0) if self.convention == "textbook" else (0.0, 1.0)
-        self._set_gates(examples.chapter4_gru_hand_example(CONVENTIONS[self.convention]), z=z)
+        self._apply("hold")
+
+    @param.depends("z1", "z2", "r1", "r2", watch=True)
+    def _moved(self):
+        if not self._setting:
+            self._preset = None            # the learner's own gates from now on
+
+    def _label_sliders(self):
+        """Say on every slider what its gate does in this convention."""
+        for name, slider in self._sliders.items():
+            slider.name = f"{self.param[name].label} ({MEANING[self.convention][name[0]]})"
+
+    @param.depends("convention", watch=True)
+    def _relabel(self):
+        """A preset keeps its meaning (unit 1 writes, unit 2 holds) when the convention changes;
+        gates set by hand keep their values, and the labels say what they now mean."""
+        self._label_sliders()
+        if self._preset is not None:
+            self._apply(self._preset)
 
     @param.depends("z1", "z2", "r1", "r2", "convention", watch=True)
     def _recompute(self):
@@ -96,6 +125,8 @@ class GRUChapter(ChapterViewer):
             for key, field in (("z", "z"), ("r", "r"), ("htilde", "candidate"), ("h", "h"),
                                ("keep", "carry_multiplier"), ("keep20", f"carry_multiplier_{T}")):
                 out[f"ch4.{key}.{i}"] = fmt_gate(res[field][i])
+        out["ch4.preset"] = {"hand": "the hand example's gates", "hold": "unit 1 writes, unit 2 holds",
+                             None: "your gates (their meaning follows the convention)"}[self._preset]
         return out
 
     def _labels(self):
@@ -115,8 +146,8 @@ class GRUChapter(ChapterViewer):
             rows.append([label] + [gv(f"ch4.{key}.{i}", v[f"ch4.{key}.{i}"]) for i in range(2)])
         note = ("textbook convention: reset before U<sub>h</sub>, z writes" if self.convention == "textbook"
                 else "PyTorch convention: reset after the hidden matmul, z keeps")
-        self._values.object = (f'<div class="gl-note">{note}; gates pinned at the sliders\' values</div>'
-                               + table(["", *UNITS], rows))
+        self._values.object = (f'<div class="gl-note">{note}; gates pinned at the sliders\' values: '
+                               f'{gv("ch4.preset", v["ch4.preset"])}</div>' + table(["", *UNITS], rows))
         xs, ys, kinds = [], [], []
         for i, unit in enumerate(UNITS):
             for kind, field in (("h_prev", "h_prev"), ("candidate", "candidate"), ("h", "h")):
@@ -161,7 +192,7 @@ class GRUChapter(ChapterViewer):
                      toolbar_location=None, sizing_mode="stretch_width", css_classes=["gl-ch4-meters"],
                      title=f"Carry meters: what survives one step, and {T} steps (log scale)")
         fig.hbar(y="y", left=METER_FLOOR, right="right", height=0.7, source=self._meters, color=PALETTE.good)
-        fig.text(x="right", y="y", text="label", source=self._meters, x_offset=4,
+        fig.text(x=METER_LABEL_X, y="y", text="label", source=self._meters, x_offset=4,
                  text_baseline="middle", text_font_size="9pt")
         fig.ygrid.grid_line_color = None
         fig.xaxis.ticker = FixedTicker(ticks=[1e-20, 1e-15, 1e-10, 1e-5, 1.0])

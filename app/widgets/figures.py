@@ -25,7 +25,7 @@ class SignedBars:
     `show(values)` patches the bar heights and colours in place (one value per factor);
     `colors` overrides the sign's colour bar by bar (e.g. PALETTE.faint for bars left out)."""
 
-    def __init__(self, factors, y_range, height=260, guides=(), y_label="", css_class=None):
+    def __init__(self, factors, y_range, height=260, guides=(), y_label="", x_label="", css_class=None):
         self.factors = list(factors)
         self.source = ColumnDataSource(self._data([0.0] * len(self.factors)))
         self.fig = fig = figure(x_range=FactorRange(*self.factors), y_range=y_range, height=height,
@@ -39,6 +39,7 @@ class SignedBars:
         fig.xaxis.major_label_text_font_size = "10pt"
         fig.xaxis.group_text_font_size = "10pt"
         fig.xgrid.grid_line_color = None
+        fig.xaxis.axis_label = x_label
         fig.yaxis.axis_label = y_label
 
     def _data(self, values, colors=None):

@@ -39,7 +39,9 @@ class StreamingCurve:
     value at the group's last step. The y range opens at 0 .. 1.1 × `y_end` and grows only when
     a value rises above it; the x range starts at 0 and its end jumps to 1.5 × the step (and half
     a second of training ahead) whenever the steps pass it.
-    `lines`: name -> (label, colour, dash) of the reference lines, placed by `restart`.
+    `lines`: name -> (label, colour, dash, "above" or "below") of the reference lines, placed by
+    `restart`, each label above or below its line (put the higher line's label above, the lower
+    one's below, and they never overlap however far the range grows).
     """
 
     def __init__(self, title, x_label, y_end, lines=(), max_points=None, height=250, css_class=None):
@@ -52,10 +54,10 @@ class StreamingCurve:
         fig.line("step", "raw", source=self.source, color=PALETTE.pale, alpha=0.6)
         fig.line("step", "smooth", source=self.source, color=PALETTE.positive, line_width=2)
         self._spans, self._labels = {}, {}
-        for key, (text, color, dash) in dict(lines).items():
+        for key, (text, color, dash, side) in dict(lines).items():
             self._spans[key] = Span(dimension="width", line_dash=dash, line_color=color, line_width=1.5)
-            self._labels[key] = Label(x=6, x_units="screen", y=0, y_offset=-15, text=text,
-                                      text_color=color, text_font_size="9pt")
+            self._labels[key] = Label(x=6, x_units="screen", y=0, y_offset=3 if side == "above" else -15,
+                                      text=text, text_color=color, text_font_size="9pt")
             fig.add_layout(self._spans[key])
             fig.add_layout(self._labels[key])
         fig.xaxis.axis_label = x_label
@@ -84,6 +86,13 @@ class StreamingCurve:
             self.fig.xaxis.axis_label = self.x_label
             self.fig.x_range.update(start=0, end=X_MIN_END)
             self.fig.y_range.update(start=0, end=Y_HEADROOM * y_end)
+
+    def fit_x(self):
+        """Shrink the x range to the points there are (a run that stopped early, e.g. diverged,
+        would otherwise be a tick squeezed against the axis)."""
+        if self.points:
+            with unlocked():
+                self.fig.x_range.end = max(10, int(math.ceil(1.25 * self.points[-1][0])))
 
     def stream(self, steps, smooth, raw, final=False):
         """Add steps to the curve; `final`: show the last, incomplete group too (training stopped)."""

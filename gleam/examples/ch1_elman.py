@@ -3,9 +3,11 @@ import numpy as np
 
 from gleam import dynamics
 from gleam.cells import count_params, elman_step
-from gleam.examples.data import onehot, plain
+from gleam.examples.data import VOCAB_ABC, onehot, plain
 
-__all__ = ['chapter1_params', 'chapter1_hand_example', 'chapter1_wh_scale']
+__all__ = ['chapter1_params', 'chapter1_hand_example', 'chapter1_wh_scale', 'MAX_TEXT', 'check_text']
+
+MAX_TEXT = 16           # characters the widget steps through at most
 
 
 def chapter1_params():
@@ -13,8 +15,19 @@ def chapter1_params():
             "Wh": np.array([[0.5, -0.2], [0.1, 0.6]]), "b": np.array([0.1, -0.1])}
 
 
+def check_text(text):
+    """text, or ValueError unless it is 1 to MAX_TEXT characters of the vocabulary a, b, c."""
+    if not isinstance(text, str) or not 1 <= len(text) <= MAX_TEXT:
+        raise ValueError(f"the input must be 1 to {MAX_TEXT} characters, got {len(text) if isinstance(text, str) else text!r}")
+    unknown = sorted(set(text) - set(VOCAB_ABC))
+    if unknown:
+        raise ValueError(f"the input may only use a, b and c, not {', '.join(map(repr, unknown))}")
+    return text
+
+
 def chapter1_hand_example(text="abc", wh_scale=1.0):
     """Elman steps over `text` from h_0 = 0; wh_scale multiplies all of W_h (the widget's slider)."""
+    check_text(text)
     p = chapter1_params()
     p["Wh"] = p["Wh"] * wh_scale
     h, steps = np.zeros(2), []

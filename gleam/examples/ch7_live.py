@@ -3,7 +3,7 @@ import numpy as np
 
 from gleam import chargru, counting, losses, smoothing
 
-__all__ = ['chapter7_live_lab']
+__all__ = ['chapter7_live_lab', 'chapter7_experiments']
 
 
 def chapter7_live_lab(wide_hidden=128):
@@ -21,6 +21,44 @@ def chapter7_live_lab(wide_hidden=128):
             "ema_decay": smoothing.EMA_DECAY, "ema_new_weight": 1 - smoothing.EMA_DECAY,
             "ema_lag_steps": smoothing.ema_lag(smoothing.EMA_DECAY),
             "divergence_factor": chargru.DIVERGENCE_FACTOR, "min_corpus_length": K + 1}
+
+
+# name, learning rate, hidden size, temperature, corpus (None: the default), what you see, why
+_EXPERIMENTS = [
+    ("Default: lr 0.1, H 32", 0.1, 32, 1.0, None,
+     "chance → unigram → far below within a few hundred steps",
+     "a step size that suits Adagrad on this model"),
+    ("Too cold: lr 0.001", 0.001, 32, 1.0, None,
+     "the curve parks near the unigram line for thousands of steps",
+     "each update is tiny, and Adagrad's steps only shrink as its memory grows"),
+    ("Too hot: lr 5", 5.0, 32, 1.0, None,
+     "the loss leaps far above chance within a few steps: diverged",
+     "Adagrad's first step moves every weight by about lr, here 5, when the weights started near 0.1"),
+    ("Tiny: H 4", 0.1, 4, 1.0, None,
+     "fast steps, but the curve settles far above the others and the samples stay broken words",
+     "four numbers of state cannot carry enough of the past: the model underfits"),
+    ("Narrow: H 16", 0.1, 16, 1.0, None,
+     "fast steps, a higher floor",
+     "16 numbers of state cannot hold as much of the corpus"),
+    ("Wide: H 128", 0.1, 128, 1.0, None,
+     "fewer steps per second and a bumpier start, then the lowest floor of all",
+     "the H² cost of the recurrence, more weights to disturb at once, and more state to remember with"),
+    ("One repeated word", 0.1, 32, 1.0, "the " * 70,
+     "the loss falls almost to zero within about a hundred steps and the sample repeats the word",
+     "a periodic text has nothing to predict beyond its cycle; its chance line is ln 4, four characters"),
+    ("Cold sampling: T 0.1", 0.1, 32, 0.1, None,
+     "untrained, the sample repeats one character; trained, it recites the corpus the same way every time",
+     "dividing the logits by 0.1 makes the softmax almost an argmax: the same choice every time"),
+    ("Hot sampling: T 2", 0.1, 32, 2.0, None,
+     "even a well-trained model writes garbled words",
+     "dividing the logits by 2 flattens the distribution toward uniform; the model is unchanged"),
+]
+
+
+def chapter7_experiments():
+    """The live lab's experiments: the settings each one sets, what you see, and why."""
+    return [{"name": n, "lr": lr, "hidden": h, "temperature": t, "corpus": c, "symptom": see, "cause": why}
+            for n, lr, h, t, c, see, why in _EXPERIMENTS]
 
 
 def examples():

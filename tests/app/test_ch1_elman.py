@@ -1,10 +1,11 @@
 """Chapter 1 without a browser: Step / Reset and the W_h scale, read from the page's values."""
 import numpy as np
+import pytest
 
 from app.chapters.ch1_elman import ElmanChapter
 from content import fmt_fixed
 from gleam import examples
-from surface import click, figure_data, set_value, shown
+from surface import click, figure_data, find, html_with, set_value, shown
 
 
 def test_step_three_times_gives_gleams_states():
@@ -56,3 +57,43 @@ def test_scale_two_changes_the_recurrent_term():
     set_value(c, "gl-ch1-scale", 2.0)
     assert c.values()["ch1.rec.0"] == fmt_fixed(2 * float(before), 4)
     assert shown(c) == c.values()
+
+
+def test_the_end_of_the_input_disables_step_and_says_so():
+    c = ElmanChapter()
+    for _ in range(3):
+        click(c, "gl-ch1-step")
+    assert find(c, "gl-ch1-step").disabled
+    assert "End of the input" in c.values()["ch1.message"] and shown(c) == c.values()
+    click(c, "gl-ch1-reset")
+    assert not find(c, "gl-ch1-step").disabled and c.values()["ch1.message"] == ""
+
+
+def test_an_input_of_ones_own_and_the_saturation_case():
+    c = ElmanChapter()
+    set_value(c, "gl-ch1-text", "cab")
+    for _ in range(3):
+        click(c, "gl-ch1-step")
+    want = examples.chapter1_hand_example("cab")["states"][2]
+    assert (c.values()["ch1.h.0"], c.values()["ch1.h.1"]) == tuple(fmt_fixed(x, 4) for x in want)
+    click(c, "gl-ch1-saturate")                          # aaaaaaaa at twice W_h: the prose's case
+    assert (find(c, "gl-ch1-text").value, find(c, "gl-ch1-scale").value) == ("aaaaaaaa", 2.0)
+    assert c.values()["ch1.step"] == "0"
+    for _ in range(3):
+        click(c, "gl-ch1-step")
+    sat = examples.chapter1_wh_scale()
+    assert c.values()["ch1.pre.0"] == fmt_fixed(sat["saturating_pre_activation"], 4)
+    assert float(c.values()["ch1.h.0"]) > 0.95                   # on tanh's flat tail
+
+
+@pytest.mark.parametrize("bad", ["abd", "", "a" * 17, "<b>"])
+def test_a_refused_input_keeps_the_last_one_and_says_why(bad):
+    c = ElmanChapter()
+    click(c, "gl-ch1-step")
+    set_value(c, "gl-ch1-text", bad)
+    v = c.values()
+    assert v["ch1.message"].startswith("Input not used") and v["ch1.step"] == "1" and v["ch1.input"] == "a"
+    if bad == "<b>":                                              # shown as typed, not as markup
+        assert "&#x27;&lt;&#x27;" in html_with(c, 'data-key="ch1.message"')
+    set_value(c, "gl-ch1-text", "abc")
+    assert c.values()["ch1.message"] == ""

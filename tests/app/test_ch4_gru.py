@@ -86,3 +86,17 @@ def test_convention_toggle_changes_the_numbers():
     click(c, "gl-ch4-preset-hold")                                # writing is z = 0 here
     assert c.values()["ch4.h.1"] == "-0.2000"
     assert shown(c) == c.values()
+
+
+def test_a_preset_keeps_its_meaning_across_conventions():
+    c = GRUChapter()
+    click(c, "gl-ch4-preset-hold")
+    set_value(c, "gl-ch4-convention", "PyTorch")         # z keeps here: the sliders flip
+    v = c.values()
+    assert (slider(c, "z1"), slider(c, "z2")) == (0.0, 1.0) and v["ch4.preset"] == "unit 1 writes, unit 2 holds"
+    assert v["ch4.h.0"] == v["ch4.htilde.0"] and v["ch4.h.1"] == "-0.2000"   # still writes / holds
+    assert find(c, "gl-ch4-z1").name == "z₁ (keep)" and find(c, "gl-ch4-r1").name == "r₁ (reset)"
+    set_value(c, "gl-ch4-z2", 0.25)                      # the learner's own gates now
+    set_value(c, "gl-ch4-convention", "textbook")
+    assert slider(c, "z2") == 0.25 and find(c, "gl-ch4-z2").name == "z₂ (write)"
+    assert c.values()["ch4.preset"].startswith("your gates") and shown(c) == c.values()

@@ -9,7 +9,7 @@ import pytest
 from app.chapters.ch7_live import LiveLabChapter
 from app.widgets import streaming
 from content import fmt_fixed
-from gleam import chargru
+from gleam import chargru, examples
 from surface import click, figure, figure_data, find, html_with, set_value, shown
 
 XSS = "<img src=x onerror=alert(1)><script>alert(2)</script>"
@@ -143,3 +143,57 @@ def test_loss_curve_keeps_the_whole_run_in_bounded_points(monkeypatch):
     click(c, "gl-ch7-reset")
     assert len(figure_data(c, "gl-ch7-loss")["step"]) == 0
     assert "mean of" not in figure(c, "gl-ch7-loss").xaxis[0].axis_label
+
+
+def test_an_emptied_or_refused_learning_rate_is_said_and_the_box_shows_the_rate_in_use():
+    c = LiveLabChapter()
+    set_value(c, "gl-ch7-lr", None)                       # the learner emptied the box
+    assert "the box was empty" in c.values()["ch7.error"] and "lr = 0.1" in c.values()["ch7.error"]
+    assert find(c, "gl-ch7-lr").value == 0.1 == c.model.lr
+    set_value(c, "gl-ch7-lr", 0.05)
+    assert c.values()["ch7.error"] == "" and c.model.lr == 0.05
+    set_value(c, "gl-ch7-lr", float("nan"))
+    assert "lr must be a finite number > 0" in c.values()["ch7.error"] and find(c, "gl-ch7-lr").value == 0.05
+
+
+def test_a_corpus_typed_but_not_applied_is_said():
+    c = LiveLabChapter()
+    assert c.values()["ch7.pending"] == ""
+    set_value(c, "gl-ch7-corpus", "a new text, typed but not applied yet. " * 2)
+    assert "not in use yet" in c.values()["ch7.pending"] and shown(c) == c.values()
+    click(c, "gl-ch7-apply")
+    assert c.values()["ch7.pending"] == "" and c.model.corpus.startswith("a new text")
+
+
+def test_the_sampling_temperature_is_shown_with_the_sample():
+    c = LiveLabChapter()
+    assert c.values()["ch7.temperature"] == "1.00"
+    set_value(c, "gl-ch7-temp", 0.5)
+    click(c, "gl-ch7-reset")                              # a fresh model still samples at 0.5
+    assert c.values()["ch7.temperature"] == "0.50" and shown(c)["ch7.temperature"] == "0.50"
+
+
+def test_divergence_shows_the_chunk_that_diverged_and_fits_the_curve():
+    c = LiveLabChapter()
+    set_value(c, "gl-ch7-lr", 5.0)
+    for _ in range(5):
+        click(c, "gl-ch7-step")
+    v = c.values()
+    assert v["ch7.status"] == "diverged"
+    assert float(v["ch7.diverged_loss"]) > c.model.divergence_loss > float(v["ch7.loss"])
+    assert shown(c) == v
+    assert figure(c, "gl-ch7-loss").x_range.end == 10            # not a tick squeezed on 0..200
+
+
+@pytest.mark.parametrize("name", [x["name"] for x in examples.chapter7_experiments()])
+def test_every_experiment_sets_its_controls_and_says_what_to_expect(name):
+    x = {e["name"]: e for e in examples.chapter7_experiments()}[name]
+    c = LiveLabChapter()
+    click(c, "gl-ch7-step")
+    set_value(c, "gl-ch7-experiment", name)
+    assert (find(c, "gl-ch7-lr").value, find(c, "gl-ch7-hidden").value, find(c, "gl-ch7-temp").value) == \
+        (x["lr"], x["hidden"], x["temperature"])
+    assert (c.model.lr, c.model.H, c.model.steps) == (x["lr"], x["hidden"], 0)
+    assert c.model.corpus == (x["corpus"] or chargru.DEFAULT_CORPUS) == find(c, "gl-ch7-corpus").value
+    assert x["symptom"] in c.values()["ch7.experiment"] and x["cause"] in c.values()["ch7.experiment"]
+    assert c.values()["ch7.pending"] == "" and shown(c) == c.values()

@@ -13,6 +13,7 @@ import app
 import content
 from app import chapters
 from app.chapters.base import ChapterViewer
+from app.chapters.prose import ProseChapter
 from app.lab import Lab, embedded
 from surface import click, find
 
@@ -48,7 +49,7 @@ def test_a_chapter_knows_its_own_id():
     with pytest.raises(ValueError, match="is chapter '4', not '7'"):
         chapters.make_viewer("4").__class__(chapter_id="7")
     with pytest.raises(ValueError, match="say which"):
-        chapters.viewer_class("0")()
+        ProseChapter()                       # it serves several chapters
     with pytest.raises(ValueError, match="unknown chapter"):
         chapters.viewer_class("42")
 

@@ -40,7 +40,7 @@ def test_heatmaps_share_one_source():
 
 
 def test_streaming_curve_keeps_every_step_in_bounded_points():
-    curve = StreamingCurve("t", "step", y_end=3.0, lines={"chance": ("chance", "#000000", "dashed")},
+    curve = StreamingCurve("t", "step", y_end=3.0, lines={"chance": ("chance", PALETTE.negative, "dashed", "above")},
                            max_points=40)
     curve.restart(3.0, {"chance": 3.0})
     steps = np.arange(1, 144)
@@ -57,6 +57,10 @@ def test_streaming_curve_keeps_every_step_in_bounded_points():
     assert curve.fig.x_range.end >= 143 and curve.fig.y_range.end >= 1.1 * 2.0
     curve.restart(2.0)
     assert len(curve.source.data["step"]) == 0 and curve.stride == 1 and curve.fig.y_range.end == 2.2
+    curve.stream([1, 2, 3], [3.0] * 3, [3.0] * 3, final=True)     # a run that stopped at step 3
+    assert curve.fig.x_range.end == 200
+    curve.fit_x()
+    assert curve.fig.x_range.end == 10
 
 
 @dataclass

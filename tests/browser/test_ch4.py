@@ -109,3 +109,25 @@ def test_presets(shared_lab):
     assert lab.model_value("gl-ch4-z1") == 1.0 and lab.model_value("gl-ch4-z2") == 0.0
     lab.click("gl-ch4-preset-hand")
     check_all(lab, expected(), "preset: back to the hand example")
+
+
+def test_a_preset_keeps_its_meaning_when_the_convention_changes(shared_lab):
+    """"Unit 1 writes, unit 2 holds", then PyTorch's convention (where z keeps): the sliders flip
+    to z = (0, 1) so that the units still do what the button says, and the labels say keep."""
+    lab = shared_lab
+    open_ch4(lab)
+    textbook_hand_example(lab)
+    lab.click("gl-ch4-preset-hold")
+    check_all(lab, expected(z={0: 1.0, 1: 0.0}), "preset: unit 1 writes, unit 2 holds")
+    lab.click("gl-ch4-convention", "PyTorch")
+    wait_until(lambda: (lab.model_value("gl-ch4-z1"), lab.model_value("gl-ch4-z2")) == (0.0, 1.0),
+               page=lab.page, message="for the z sliders to flip to PyTorch's keep gate")
+    hold = expected("torch", z={0: 0.0, 1: 1.0})
+    assert hold["ch4.h.0"] == hold["ch4.htilde.0"] and hold["ch4.h.1"] == H_PREV[1]
+    check_all(lab, hold, "the same preset under PyTorch's convention")
+    assert lab.model_value("gl-ch4-z1", "title") == "z₁ (keep)"
+    assert lab.text("ch4.preset") == "unit 1 writes, unit 2 holds"
+    lab.click("gl-ch4-convention", "textbook")
+    wait_until(lambda: lab.model_value("gl-ch4-z1", "title") == "z₁ (write)", page=lab.page,
+               message="for the slider to say write again")
+    textbook_hand_example(lab)

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, CharGRU
 from helpers import assert_shown, parse_shown, wait_until
 
@@ -72,6 +73,10 @@ def fresh_default(lab):
     if training_on(lab):
         pause(lab)
     set_lr(lab, 0.1)
+    if lab.model_value("gl-ch7-hidden") != "32":
+        lab.page.locator(".gl-ch7-hidden select").select_option("32")
+        wait_until(lambda: lab.model_value("gl-ch7-hidden") == "32" and lab.text("ch7.steps") == "0",
+                   page=lab.page, message="for a model with H = 32")
     if lab.model_value("gl-ch7-corpus") != DEFAULT_CORPUS or lab.text("ch7.error"):
         apply_corpus(lab, DEFAULT_CORPUS)
         lab.wait_text("ch7.error", lambda t: t == "", what="empty")
@@ -213,3 +218,41 @@ def test_corpus_html_is_text(shared_lab):
     apply_corpus(lab, DEFAULT_CORPUS)
     lab.wait_text("ch7.error", lambda t: t == "", what="empty")
     assert lab.page.evaluate("() => typeof window.__xss") == "undefined"
+
+
+def choose_experiment(lab, name):
+    lab.page.locator(".gl-ch7-experiment select").select_option(label=name)
+
+
+def test_experiments_set_the_controls_and_say_what_to_expect(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    presets = {x["name"]: x for x in examples.chapter7_experiments()}
+    for name in ("Tiny: H 4", "One repeated word", "Default: lr 0.1, H 32"):
+        x = presets[name]
+        choose_experiment(lab, name)
+        lab.wait_text("ch7.experiment", lambda t, x=x: x["symptom"] in t and x["cause"] in t,
+                      what=f"the note of {name!r}")
+        wait_until(lambda: (lab.model_value("gl-ch7-lr"), lab.model_value("gl-ch7-hidden"),
+                            lab.model_value("gl-ch7-temp")) == (x["lr"], str(x["hidden"]), x["temperature"]),
+                   page=lab.page, message=f"for {name!r}'s controls")
+        corpus = x["corpus"] or DEFAULT_CORPUS
+        model = CharGRU(corpus, hidden=x["hidden"])
+        wait_until(lambda: assert_shown(lab.text("ch7.chance"), model.chance_loss, 3, "ch7.chance"), page=lab.page)
+        assert lab.text("ch7.steps") == "0" and lab.text("ch7.pending") == ""
+        assert_shown(lab.text("ch7.temperature"), x["temperature"], 2, "ch7.temperature")
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1 after a Step")
+
+
+def test_an_emptied_learning_rate_keeps_the_rate_in_use(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    lab.fill("gl-ch7-lr", "", selector="input")
+    lab.wait_text("ch7.error", lambda t: "the box was empty" in t, what="a message about the empty box")
+    wait_until(lambda: lab.model_value("gl-ch7-lr") == 0.1, page=lab.page,
+               message="for the box to show the rate in use")
+    lab.fill("gl-ch7-corpus", "typed, not applied: the river runs fast.", selector="textarea")
+    lab.wait_text("ch7.pending", lambda t: "not in use yet" in t, what="the not-applied hint")
+    apply_corpus(lab, DEFAULT_CORPUS)
+    lab.wait_text("ch7.pending", lambda t: t == "", what="no hint once applied")

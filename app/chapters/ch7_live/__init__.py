@@ -11,17 +11,20 @@ most 10/s; the stats ~4/s; a new sample ~1/s); when training stops, everything i
 the stats first. Sampled and typed text reaches the page only through html.escape.
 """
 import html
+import math
 
 import panel as pn
 import param
 
 from app.chapters.base import ChapterViewer
+from app.chapters.ch7_live.text import messages_html, sample_head_html, stats_html
 from app.widgets.figures import Heatmaps
 from app.widgets.streaming import StreamingCurve
 from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import HTMLBox, card, gv
+from app.widgets.page import HTMLBox, card, html_pane
 from app.widgets.theme import PALETTE
 from content import fmt_fixed
+from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU
 from gleam.smoothing import EMA_DECAY
 
@@ -31,24 +34,13 @@ PUSH_EVERY = {"stats": 0.24, "loss": 0.03, "gates": 0.1, "sample": 0.95}
 SAMPLE_CHARS = 240
 SEED = 0
 CHOOSE = "(choose an experiment)"
-# name, learning rate, hidden size, what it shows
-EXPERIMENTS = [
-    ("Default: lr 0.1, H 32", 0.1, 32, "Falls from the chance line through the letter-frequency "
-     "plateau to well below it within a few hundred steps."),
-    ("Too cold: lr 0.001", 0.001, 32, "Barely moves: after thousands of steps the curve is still "
-     "parked near the unigram (letter-frequency) line. Each step is too small to get further."),
-    ("Too hot: lr 5", 5.0, 32, "The first steps throw the weights far outside a sensible range: "
-     "the loss leaps above the chance line and the run is declared diverged."),
-    ("Wide: H 128", 0.1, 128, "Four times the units, sixteen times the recurrent weights: fewer "
-     "steps per second (the H² recurrence tax) and a bumpier start."),
-    ("Narrow: H 16", 0.1, 16, "Trains fast per step but settles higher: 16 numbers of state "
-     "cannot hold as much of the corpus."),
-]
+EXPERIMENTS = {x["name"]: x for x in examples.chapter7_experiments()}
 SAMPLE_CSS = (".gl-ch7-sample { white-space: pre-wrap; font-family: var(--gl-mono); "
               "background: var(--gl-sunken); border: 1px solid var(--gl-border); border-radius: 6px; "
               "padding: 8px; min-height: 4.5em; overflow-wrap: anywhere; }")
-CURVE_LINES = {"chance": ("chance ln V", PALETTE.negative, "dashed"),
-               "unigram": ("unigram", PALETTE.secondary, "dotted")}
+# the chance label above its line, the unigram one (always lower) below its own: they never overlap
+CURVE_LINES = {"chance": ("chance ln V", PALETTE.negative, "dashed", "above"),
+               "unigram": ("unigram", PALETTE.secondary, "dotted", "below")}
 
 
 class LiveLabChapter(ChapterViewer):
@@ -59,30 +51,28 @@ class LiveLabChapter(ChapterViewer):
     apply_corpus = param.Event(label="Apply corpus")
     lr = param.Number(default=0.1, allow_None=True, label="Learning rate",
                       doc="Adagrad's step size (lr = 5 diverges).")
-    hidden = param.Selector(default=32, objects=[16, 32, 64, 128], label="Hidden size H")
+    hidden = param.Selector(default=32, objects=[4, 16, 32, 64, 128], label="Hidden size H")
     temperature = param.Number(default=1.0, bounds=(0.1, 2.0), step=0.05, label="Temperature")
     corpus = param.String(default=DEFAULT_CORPUS, label="Corpus")
-    experiment = param.Selector(default=CHOOSE, objects=[CHOOSE] + [e[0] for e in EXPERIMENTS],
-                                label="Experiment")
+    experiment = param.Selector(default=CHOOSE, objects=[CHOOSE, *EXPERIMENTS], label="Experiment")
     error = param.String(default="", doc="Why the last corpus / setting was refused.")
 
     def __init__(self, **params):
         super().__init__(**params)
         self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=SEED)
-        self._note = ""
+        self._note, self._presetting, self._restoring = "", False, False
         self._sample_text, self._sample_steps, self._gates_shown = "", None, None
         self._stats = HTMLBox(min_height=60, css_classes=["gl-ch7-stats"])
         self._sample = HTMLBox(min_height=90, css=SAMPLE_CSS)
+        self._sample_head = html_pane(margin=(4, 10, 0, 10))
         self._curve = StreamingCurve(
             f"Training loss, nats per character: pale line each chunk, dark line the EMA (decay {EMA_DECAY:g})",
             f"step (one {self._model.K}-character chunk each)", self._model.chance_loss, CURVE_LINES, css_class="gl-ch7-loss")
-        self._gates = Heatmaps({"z": "update gate z (rows: units; columns: last chunk's steps)",
-                                "r": "reset gate r"}, self._model.H, self._model.K,
-                               x_label="step in chunk", y_label="unit", css_prefix="gl-ch7-gate")
+        self._gates = Heatmaps({"z": "update gate z", "r": "reset gate r"}, self._model.H, self._model.K,
+                               x_label="step in the last chunk", y_label="unit", css_prefix="gl-ch7-gate")
         loop = self.loop = LiveLoop(self._model, on_restart=self._restart_views, views=[
             View(PUSH_EVERY["stats"], lambda final: self._refresh_stats()),
-            View(PUSH_EVERY["loss"], lambda final: self._curve.stream(*loop.take_curve(), final=final),
-                 lambda final: final or loop.has_curve()),
+            View(PUSH_EVERY["loss"], self._push_curve, lambda final: final or loop.has_curve()),
             View(PUSH_EVERY["gates"], lambda final: self._show_gates(loop.last_stats),
                  lambda final: loop.last_stats is not None and loop.last_stats is not self._gates_shown),
             View(PUSH_EVERY["sample"], lambda final: self._refresh_sample(),
@@ -112,9 +102,7 @@ class LiveLabChapter(ChapterViewer):
             pn.pane.Bokeh(self._curve.fig, sizing_mode="stretch_width"),
             pn.Row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in self._gates.figs.values()],
                    sizing_mode="stretch_width"),
-            pn.pane.HTML("<b>Sampled text</b> <span class='gl-note'>(the model writes, one character "
-                         "at a time, feeding each back as the next input)</span>", margin=(4, 10, 0, 10)),
-            self._sample.pane, sizing_mode="stretch_width", min_width=420)
+            self._sample_head, self._sample.pane, sizing_mode="stretch_width", min_width=420)
         return card(controls, views)
 
     # ------------------------------------------------------------ what the page shows
@@ -123,12 +111,20 @@ class LiveLabChapter(ChapterViewer):
         return self._model
 
     def values(self):
-        ema = self.loop.ema
-        return {"ch7.steps": str(self._model.steps),
-                "ch7.loss": "—" if ema is None else fmt_fixed(ema, 3),
-                "ch7.status": self.loop.status, "ch7.error": self.error,
-                "ch7.chance": fmt_fixed(self._model.chance_loss, 3),
-                "ch7.unigram": fmt_fixed(self._model.unigram_loss, 3)}
+        loop, model = self.loop, self._model
+        last = loop.last_stats.loss[-1] if loop.last_stats is not None and loop.last_stats.n else math.nan
+        pending = ("" if self.corpus == model.corpus else
+                   "The corpus box holds text that is not in use yet: press Apply corpus to train on it.")
+        out = {"ch7.steps": str(model.steps),
+               "ch7.loss": "—" if loop.ema is None else fmt_fixed(loop.ema, 3),
+               "ch7.status": loop.status, "ch7.error": self.error,
+               "ch7.chance": fmt_fixed(model.chance_loss, 3),
+               "ch7.unigram": fmt_fixed(model.unigram_loss, 3),
+               "ch7.pending": pending, "ch7.experiment": self._note,
+               "ch7.temperature": fmt_fixed(self.temperature, 2)}
+        if loop.status == "diverged":  # the chunk that diverged (the EMA lags behind it)
+            out["ch7.diverged_loss"] = fmt_fixed(last, 3) if math.isfinite(last) else "not a finite number"
+        return out
 
     def sample_text(self):
         return self._sample_text
@@ -139,7 +135,12 @@ class LiveLabChapter(ChapterViewer):
     # ------------------------------------------------------------ controls
     @param.depends("hidden", watch=True)
     def _on_hidden(self):
-        self._replace_model(self._model.corpus)
+        if not self._presetting:
+            self._replace_model(self._model.corpus)
+
+    @param.depends("corpus", watch=True)
+    def _on_corpus(self):
+        self._refresh_stats()          # says whether the box's text is the one in use
 
     @param.depends("apply_corpus", watch=True)
     def _on_apply(self):
@@ -147,10 +148,18 @@ class LiveLabChapter(ChapterViewer):
 
     @param.depends("lr", watch=True)
     def _on_lr(self):
+        if self._restoring:
+            return
         try:
             self._model.lr = self.lr
         except ValueError as e:
-            self.error = f"Learning rate not applied: {e}"
+            why = "the box was empty" if self.lr is None else str(e)
+            self.error = f"Learning rate not applied ({why}); training goes on at lr = {self._model.lr:g}."
+            self._restoring = True     # the box shows the rate in use again
+            try:
+                self.lr = self._model.lr
+            finally:
+                self._restoring = False
         else:
             self.error = ""
         self._refresh_stats()
@@ -158,20 +167,24 @@ class LiveLabChapter(ChapterViewer):
     @param.depends("temperature", watch=True)
     def _on_temperature(self):
         self._refresh_sample()
+        self._sample_head.object = sample_head_html(self.values()["ch7.temperature"])
 
     @param.depends("experiment", watch=True)
     def _on_experiment(self):
-        preset = {name: (lr, hidden, note) for name, lr, hidden, note in EXPERIMENTS}.get(self.experiment)
-        if preset is None:
+        """Set every control the experiment names, start a fresh model, say what to expect."""
+        x = EXPERIMENTS.get(self.experiment)
+        if x is None:
             return
-        lr, hidden, self._note = preset
         training = self.loop.training
         self.loop.training = False
-        if hidden != self.hidden:
-            self.param.update(lr=lr, hidden=hidden)     # hidden: a new model
-        else:
-            self.lr = lr
-            self.loop.param.trigger("reset")
+        self._note = f"What to expect: {x['symptom']}. Why: {x['cause']}."
+        self._presetting = True        # one new model below, not one per control
+        try:
+            self.param.update(lr=x["lr"], hidden=x["hidden"], temperature=x["temperature"],
+                              corpus=x["corpus"] or DEFAULT_CORPUS)
+        finally:
+            self._presetting = False
+        self._replace_model(self.corpus)
         self.loop.training = training
 
     def _replace_model(self, corpus):
@@ -195,6 +208,11 @@ class LiveLabChapter(ChapterViewer):
         self._refresh_sample()
         self._refresh_stats()
 
+    def _push_curve(self, final):
+        self._curve.stream(*self.loop.take_curve(), final=final)
+        if final and self.loop.status == "diverged":
+            self._curve.fit_x()        # a run that stopped after a few steps, not a tick at the axis
+
     def _show_gates(self, stats):
         self._gates_shown = stats
         self._gates.show(z=stats.z, r=stats.r)
@@ -205,21 +223,7 @@ class LiveLabChapter(ChapterViewer):
         self._sample.object = f'<div class="gl-ch7-sample">{html.escape(self._sample_text)}</div>'
 
     def _refresh_stats(self):
-        v, loop = self.values(), self.loop
-        rate = f"{loop.rate:,.0f} steps/s" if loop.status == "training" and loop.rate else ""
-        parts = [
-            f"status: <b>{gv('ch7.status', v['ch7.status'], f'gl-status-{loop.status}')}</b>",
-            f"steps: {gv('ch7.steps', v['ch7.steps'])}",
-            f"loss (EMA): {gv('ch7.loss', v['ch7.loss'])} nats",
-            f"chance ln V: {gv('ch7.chance', v['ch7.chance'])} (V = {self._model.V})",
-            f"unigram: {gv('ch7.unigram', v['ch7.unigram'])}",
-            f"<span class='gl-note'>H = {self._model.H}, lr = {html.escape(str(self._model.lr))} {rate}</span>",
-        ]
-        message = ""
-        if loop.status == "diverged":
-            message = ("<div class='gl-error'>Training diverged: a chunk's loss rose above "
-                       f"{DIVERGENCE_FACTOR:g} × ln V (or stopped being finite). The learning rate is too "
-                       "large for this model: lower it and press Reset.</div>")
-        note = f"<div class='gl-note'>{html.escape(self._note)}</div>" if self._note else ""
-        self._stats.object = (" &nbsp;·&nbsp; ".join(parts) + message +
-                              f"<div class='gl-error'>{gv('ch7.error', v['ch7.error'])}</div>" + note)
+        v, model = self.values(), self._model
+        self._stats.object = (stats_html(v, self.loop.status, self.loop.rate, model.H, model.V, model.lr)
+                              + messages_html(v, DIVERGENCE_FACTOR, model.divergence_loss))
+        self._sample_head.object = sample_head_html(v["ch7.temperature"])

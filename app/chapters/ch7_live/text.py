@@ -1,0 +1,40 @@
+"""Chapter 7's text panes: the line of figures above the curve, the messages under it, the
+header of the sampled text. Every value is a `gv` span (the tests read them); everything a learner
+typed or the model wrote goes through html.escape."""
+import html
+
+from app.widgets.page import gv
+
+
+def stats_html(v, status, rate, H, V, lr):
+    """The figures line: status, steps, EMA loss, baselines, then the model's settings."""
+    speed = f" · {rate:,.0f} steps/s" if status == "training" and rate else ""
+    parts = [
+        f"status: <b>{gv('ch7.status', v['ch7.status'], f'gl-status-{status}')}</b>",
+        f"steps: {gv('ch7.steps', v['ch7.steps'])}",
+        f"loss (EMA): {gv('ch7.loss', v['ch7.loss'])} nats",
+        f"chance ln V: {gv('ch7.chance', v['ch7.chance'])} (V = {V})",
+        f"unigram: {gv('ch7.unigram', v['ch7.unigram'])}",
+        f"<span class='gl-note'>H = {H} · lr = {html.escape(f'{lr:g}')}{speed}</span>",
+    ]
+    return " &nbsp;·&nbsp; ".join(parts)
+
+
+def messages_html(v, divergence_factor, divergence_loss):
+    """What went wrong or is pending, and what the chosen experiment should show."""
+    out = ""
+    if v["ch7.status"] == "diverged":
+        out += ("<div class='gl-error'>Training diverged: the last chunk's loss was "
+                f"{gv('ch7.diverged_loss', v['ch7.diverged_loss'])} nats per character, above "
+                f"{divergence_factor:g} × ln V = {divergence_loss:.3f} (the EMA above lags behind a sudden "
+                "jump). The learning rate is too large for this model: lower it and press Reset.</div>")
+    out += f"<div class='gl-error'>{gv('ch7.error', v['ch7.error'])}</div>"
+    out += f"<div class='gl-note'>{gv('ch7.pending', v['ch7.pending'])}</div>"
+    out += f"<div class='gl-note'>{gv('ch7.experiment', v['ch7.experiment'])}</div>"
+    return out
+
+
+def sample_head_html(temperature_text):
+    return (f"<b>Sampled text</b> at temperature {gv('ch7.temperature', temperature_text)} "
+            "<span class='gl-note'>(the model writes one character at a time, feeding each back as the "
+            "next input; the temperature is a setting of the sampler, not of the model)</span>")
