@@ -456,3 +456,75 @@ def test_built_site_ships_every_module_of_the_project():
     sources = {p.relative_to(ROOT).as_posix() for d in ("gleam", "app", "content")
                for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".md") and "__pycache__" not in p.parts}
     assert sources and sources <= shipped, sorted(sources - shipped)
+
+
+# Every result SYLLABUS.md prints, as it prints it (with ≈: the tolerance it implies), by chapter.
+# Inputs (weights, sizes, thresholds) are not here: only numbers a computation produces.
+SYLLABUS_RESULTS = {
+    "0": ["0.00118", "6.6", "69"],
+    "1": ["0.8005", "-0.0997", "0.0202", "0.6171", "0.1845", "-0.0277"],
+    "2": ["0.6640", "0.8848", "0.9211", "0.559", "0.217", "0.152", "0.0887", "0.0826", "0.0647",
+          "0.07628", "7.6"],
+    "3": ["1.16e-7", "0.1057", "1.268", "-0.0423"],
+    "4": ["0.6748", "0.3775", "0.5200", "0.6660", "0.5753", "0.2488", "0.5508", "-0.0306", "0.122",
+          "9.5e-7", "1e-20"],
+    "5": ["295,680", "394,240", "304", "0.740", "9.3e-10", "0.731", "8.3e-5", "0.366", "2.7e-5",
+          "7.9e-31", "0.953", "0.0078"],
+    "6": ["0.5250", "0.6444", "0.93", "1.6094", "0.7767", "0.3580"],
+    "7": ["3.178", "4.59", "5,376", ("400,000", 50_000), "33"],
+    "8": ["295,680", "393,984", "689,664", "691,200", "512", "591,360", "14.87", "743", "7,436"],
+    "9": ["4,096", "8,192", ("82e6", 0.5e6), ("2.75e6", 0.005e6)],
+}
+_PAGE_NUMBER = re.compile(r"(?<![\w.])10\^\{(-?\d+)\}"
+                          r"|(?<![\w.])(-?\d[\d,]*(?:\.\d+)?)(?:\s*\\times\s*10\^\{(-?\d+)\})?")
+
+
+def _numbers(text):
+    """Every number in a text as the lab prints them: 0.8005, -0.0997, 295,680, 1.16 \\times 10^{-7}, 10^{-20}."""
+    out = []
+    for m in _PAGE_NUMBER.finditer(text.replace("\u2212", "-")):
+        if m.group(1) is not None:
+            out.append(10.0 ** int(m.group(1)))
+        else:
+            out.append(float(m.group(2).replace(",", "")) * 10.0 ** int(m.group(3) or 0))
+    return out
+
+
+def test_numbers_are_read_as_the_lab_prints_them():
+    got = _numbers(r"h = (0.8005, -0.0997), 295,680 and \(1.16 \times 10^{-7}\), \(10^{-20}\); x2 or v1.5")
+    assert got == pytest.approx([0.8005, -0.0997, 295680.0, 1.16e-7, 1e-20])
+    assert _wanted("0.0826") == (0.0826, pytest.approx(5e-5)) and _wanted("9.5e-7")[1] == pytest.approx(5e-9)
+
+
+def _wanted(item):
+    """(value, tolerance): half a unit of the syllabus's last printed digit, or its ≈ tolerance."""
+    text, tol = item if isinstance(item, tuple) else (item, None)
+    value = float(text.replace(",", ""))
+    if tol is None:
+        mantissa, _, exp = text.replace(",", "").partition("e")
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        tol = 0.5 * 10.0 ** (int(exp or 0) - decimals) * (1 + 1e-9)
+    return value, tol
+
+
+def _prose_text(page):
+    models = doc_models(embedded_document(page))
+    prose = [htmllib.unescape(a["text"]) for _, a in models if "gl-prose" in (a.get("css_classes") or [])]
+    assert len(prose) == 1
+    return htmllib.unescape(re.sub(r"<[^>]+>", " ", prose[0]))
+
+
+@built
+@pytest.mark.parametrize("cid", sorted(SYLLABUS_RESULTS))
+def test_built_pages_show_every_syllabus_number_from_a_placeholder(cid):
+    """Each chapter's page, as built, shows every result the syllabus prints for it (to the
+    syllabus's precision), and none of them is typed into the chapter's Markdown source: outside
+    its {{ }} placeholders the source holds no number equal to one of them."""
+    import content
+    shown = _numbers(_prose_text((SITE / page_name(cid)).read_text(encoding="utf-8")))
+    source = re.sub(r"\{\{.*?\}\}|\{%.*?%\}", " ", content.source(cid), flags=re.S)
+    typed = _numbers(source)
+    for item in SYLLABUS_RESULTS[cid]:
+        value, tol = _wanted(item)
+        assert any(abs(x - value) <= tol for x in shown), f"chapter {cid}'s page does not show {item}"
+        assert not any(abs(x - value) <= tol for x in typed), f"{item} is typed into {content.filename(cid)}"

@@ -40,7 +40,7 @@ def chapter1_hand_example(text="abc", wh_scale=1.0):
                       "pre_activation": inp + rec + p["b"], "state": h})
     d, n = p["Wx"].shape[1], p["Wx"].shape[0]
     return plain({"steps": steps, "states": [s["state"] for s in steps],
-                  "param_count": count_params("elman", d, n)})
+                  "param_count": count_params("elman", d, n), "max_text": MAX_TEXT})
 
 
 def chapter1_wh_scale(low=0.0, high=2.0, saturating_text="aaaaaaaa"):

@@ -67,7 +67,7 @@ def expected_numbers():
             ("5", fmt_sci(c5k["0.5^100"], 2)), ("5", fmt_sci(c5k["0.9^100"], 2))]
     out += [("6", f(4)(c6[k])) for k in ("p_target", "loss_nats", "uniform_loss")]
     out += [("6", f(2)(c6["loss_bits"]))] + [("6", f(4)(v)) for v in c6["p_target_at_temperature"]]
-    out += [("7", f(3)(m7.chance_loss)), ("7", f(3)(m7.unigram_loss)), ("7", f(2)(c7["chance_bits"])),
+    out += [("7", f(3)(m7.chance_loss)), ("7", f(3)(m7.unigram_loss)), ("7", f(3)(c7["chance_bits"])),
             ("7", fmt_comma(c7["macs_per_step"])), ("7", fmt_comma(c7["chunk_operations"])),
             ("7", f(0)(c7["ema_lag_steps"])),
             ("7", fmt_comma(counting.macs_per_step("gru", c7["V"], 128)))]
