@@ -26,20 +26,31 @@ def fmt_sig(x, digits=3):
     return fmt_fixed(x, max(digits - 1 - exponent, 0))
 
 
-def fmt_sci(x, digits=3):
-    """LaTeX scientific notation for use inside math: 1.1641e-07 -> "1.16 \\times 10^{-7}"."""
-    mantissa, exponent = f"{float(x):.{digits - 1}e}".split("e")
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def fmt_sci(x, digits=3, text=False):
+    """Scientific notation. For use inside math (LaTeX): 1.1641e-07 -> "1.16 \\times 10^{-7}", a
+    mantissa of exactly 1 alone: "10^{-20}". text=True: plain text for a widget, where LaTeX would
+    not render: 3.4469e-09 -> "3.45×10⁻⁹", digits=1: 1e-06 -> "1×10⁻⁶", 0 -> "0"."""
+    x = float(x)
+    if text and x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    if text:
+        return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
     if mantissa in ("1", "1." + "0" * (digits - 1)) and digits > 1:
         return f"10^{{{int(exponent)}}}"
     return f"{mantissa} \\times 10^{{{int(exponent)}}}"
 
 
-def fmt_num(x, digits=3):
-    """For math: plain significant digits between 0.001 and 10^4, scientific outside."""
+def fmt_num(x, digits=3, text=False):
+    """Plain significant digits between 0.001 and 10⁴, scientific (fmt_sci) outside: 0.450,
+    1.16 \\times 10^{-7} for math, or with text=True 1.16×10⁻⁷ for a widget."""
     x = float(x)
     if x == 0 or 1e-3 <= abs(x) < 1e4:
         return fmt_sig(x, digits)
-    return fmt_sci(x, digits)
+    return fmt_sci(x, digits, text)
 
 
 def fmt_comma(x):

@@ -208,7 +208,7 @@ def backward(p, cache, grads):
     return g_h[0].copy()
 
 
-def gradient_check(params, inputs, targets, h0=None, eps=1e-5):
+def gradient_check(params, inputs, targets, h0=None, eps=1e-5, backward_fn=None):
     """Analytic gradient of one chunk's loss L against central differences, entry by entry:
 
         ∂L/∂θ_i ≈ (L(θ + ε e_i) − L(θ − ε e_i)) / 2ε
@@ -217,6 +217,8 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5):
     every parameter (0 where both are exactly 0) and "all": the same over the whole gradient.
     A correct backward in float64 gives ~1e-9 or less. The differences carry ~1e-11 of rounding
     noise, so a parameter whose gradient is itself nearly 0 (norm ~1e-6) can show a larger ratio.
+    `backward_fn(p, cache, grads)` replaces `backward` as the analytic side (to show what a
+    broken backward pass looks like).
     """
     buf, p = pack(params)
     V, H = p["Wy"].shape
@@ -230,7 +232,7 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5):
     if h0.shape != (H,):
         raise ValueError(f"h0 has shape {h0.shape}, expected ({H},)")
     analytic = np.empty_like(buf)
-    backward(p, forward(p, inputs, targets, h0)[1], views(analytic, V, H))
+    (backward_fn or backward)(p, forward(p, inputs, targets, h0)[1], views(analytic, V, H))
     numeric = np.empty_like(buf)
     for i in range(buf.size):
         old = buf[i]

@@ -13,7 +13,7 @@ from gleam import checks
 from gleam.cell_names import BLOCKS, kind
 
 __all__ = ["param_count", "macs_per_step", "layer_input_widths", "stacked_param_counts",
-           "stacked_param_count", "stacked_macs", "matching_width", "readout_params", "readout_macs",
+           "stacked_param_count", "stacked_macs", "matching_width", "embedding_params", "readout_params", "readout_macs",
            "state_floats", "state_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes",
            "train_chunk_macs", "deployment_budget"]
 
@@ -41,7 +41,7 @@ def macs_per_step(cell, d, n):
 
 def layer_input_widths(d, n, layers, bidirectional=False):
     # layer 1 reads x (d); layer ℓ > 1 reads the layer below's output: n, or 2n (both directions)
-    layers = _width(layers, "layers")
+    d, n, layers = _width(d, "d"), _width(n, "n"), _width(layers, "layers")
     return [d] + [(2 if bidirectional else 1) * n] * (layers - 1)
 
 
@@ -74,6 +74,11 @@ def matching_width(cell, budget, d, double_bias=False):
     root = (-(d + beta) + math.sqrt((d + beta) ** 2 + 4 * budget / k)) / 2
     candidates = [max(1, math.floor(root)), max(1, math.ceil(root))]
     return min(candidates, key=lambda m: (abs(param_count(cell, d, m, double_bias) - budget), m))
+
+
+def embedding_params(vocab, d):
+    # a lookup table E (V × d): one d-wide input vector per word
+    return _width(vocab, "vocab") * _width(d, "d")
 
 
 def readout_params(n, vocab, bias=True):
@@ -132,5 +137,5 @@ def deployment_budget(cell="gru", d=256, n=512, layers=2, vocab=50_000, tokens=1
         "total_macs_per_token": rec + out,
         "recurrent_params": stacked_param_count(cell, d, n, layers),
         "readout_params": readout_params(n, vocab),
-        "embedding_params": vocab * d,
+        "embedding_params": embedding_params(vocab, d),
     }

@@ -2,7 +2,8 @@
 signed bars, lines on fixed (linear or log) axes, heatmaps (the streaming training curve is in
 app.widgets.streaming).
 
-Ranges are fixed `Range1d`s that only Python moves, and no figure has tools, so while a lab
+No figure sets a min_width: the layouts wrap (app.widgets.page.wrap_row) instead of widening
+the page. Ranges are fixed `Range1d`s that only Python moves, and no figure has tools, so while a lab
 trains nothing flows from the browser back to Python (an auto-ranging DataRange1d would send
 its computed range back after every redraw). No Legend on a streaming figure: BokehJS rebuilds
 a legend's DOM on every data change, so titles say which line is which.
@@ -29,7 +30,7 @@ class SignedBars:
         self.factors = list(factors)
         self.source = ColumnDataSource(self._data([0.0] * len(self.factors)))
         self.fig = fig = figure(x_range=FactorRange(*self.factors), y_range=y_range, height=height,
-                                toolbar_location=None, sizing_mode="stretch_width", min_width=320,
+                                toolbar_location=None, sizing_mode="stretch_width",
                                 css_classes=[css_class] if css_class else [])
         fig.vbar(x="x", top="top", width=0.8, color="color", source=self.source)
         for y in guides:
@@ -61,22 +62,25 @@ class LinePlot:
     `series`: name -> (legend label, colour, dash); `markers`: name -> (colour, dash) of vertical
     marker lines placed by `mark`; `guides`: y values drawn as dashed horizontal lines. On a log
     axis values <= 0 are shown at the bottom of the range (a log axis cannot draw them).
+    `legend`: "above" the plot (a row), or a corner inside it ("bottom_left", ...), stacked.
     """
 
     def __init__(self, series, x_range, y_range, y_log=False, title="", x_label="", y_label="",
-                 height=260, guides=(), markers=(), css_class=None):
+                 height=260, guides=(), markers=(), css_class=None, legend="above"):
         self.y_log = y_log
         self.sources = {name: ColumnDataSource({"x": [], "y": []}) for name in series}
         self.fig = fig = figure(
             height=height, sizing_mode="stretch_width", tools="", toolbar_location=None, title=title,
             x_range=Range1d(*x_range), y_range=Range1d(*y_range), y_axis_type="log" if y_log else "linear",
-            css_classes=[css_class] if css_class else [], min_width=260)
+            css_classes=[css_class] if css_class else [])
         items = []
         for name, (label, color, dash) in series.items():
             r = fig.line("x", "y", source=self.sources[name], color=color, line_dash=dash, line_width=2)
             items.append(LegendItem(label=label, renderers=[r]))
-        if len(items) > 1:
+        if len(items) > 1 and legend == "above":
             fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+        elif len(items) > 1:
+            fig.add_layout(Legend(items=items, orientation="vertical", location=legend, background_fill_alpha=0.8))
         for y in guides:
             fig.add_layout(Span(location=y, dimension="width", line_dash="dashed",
                                 line_color=PALETTE.faint, line_width=1))
@@ -140,7 +144,7 @@ class Heatmaps:
 
     def _figure(self, name, title, rows, cols, low, high, x_label, y_label, height, css_class):
         fig = figure(height=height, sizing_mode="stretch_width", tools="", toolbar_location=None, title=title,
-                     x_range=Range1d(0, cols), y_range=Range1d(0, rows), min_width=200,
+                     x_range=Range1d(0, cols), y_range=Range1d(0, rows),
                      css_classes=[css_class] if css_class else [])
         mapper = LinearColorMapper(palette=PALETTE.heatmap, low=low, high=high)
         fig.image(image=name, x=0, y=0, dw="dw", dh="dh", source=self.source, color_mapper=mapper)

@@ -87,6 +87,30 @@ def card(*objects, layout=pn.Row, max_width=CARD_MAX_WIDTH):
                   max_width=max_width, styles=CARD_STYLES)
 
 
+STRETCHING = ("stretch_width", "stretch_both", "scale_width", "scale_both")
+
+
+def wrap_row(*parts, basis=320):
+    """Parts side by side where the card is wide enough, one under the other where it is not.
+
+    A Column laid out as a wrapping CSS flex row: Bokeh gives a Column the minimum width of its
+    widest child, where a Row adds them up and widens the page instead of wrapping (pn.FlexBox
+    would wrap, but its template needs nh3, which the static site does not ship). Parts that
+    stretch grow from `basis` px; a part of fixed width keeps it. For the parts to wrap rather
+    than overflow, nothing inside them may set a min_width wider than a phone.
+    """
+    for part in parts:
+        if part.sizing_mode in STRETCHING:
+            part.styles = {**part.styles, "flex": f"1 1 {basis}px", "min-width": "0"}
+    return pn.Column(*parts, styles={"flex-direction": "row", "flex-wrap": "wrap", "min-width": "0"},
+                     sizing_mode="stretch_width")
+
+
+def beside(controls, *views, width=260):
+    """A column of controls `width` px wide with the views beside it (below it on a narrow page)."""
+    return wrap_row(pn.Column(*controls, width=width), pn.Column(*views, sizing_mode="stretch_width"))
+
+
 def chapter_page(chapter_id, widget=None):
     """Title, the interactive card (if any), then the prose: the layout of every chapter."""
     parts = [title_pane(chapter_id)] + ([widget] if widget is not None else [])

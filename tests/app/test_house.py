@@ -55,3 +55,16 @@ def test_only_the_registry_and_the_content_list_chapters():
 def test_the_core_never_imports_the_ui():
     ui = re.compile(r"^\s*(import|from)\s+(panel|bokeh|param|app|content|js|pyodide)\b", re.M)
     assert not [p.name for p in (ROOT / "gleam").glob("*.py") if ui.search(p.read_text(encoding="utf-8"))]
+
+
+def test_every_chapter_builds_without_what_the_static_site_leaves_out(monkeypatch):
+    """The static site ships no nh3 (Panel's HTML sanitiser: pn.FlexBox and sanitize_html=True
+    need it): every chapter's page must build its Bokeh models without it."""
+    import sys
+
+    from bokeh.document import Document
+
+    from app import chapters
+    monkeypatch.setitem(sys.modules, "nh3", None)          # an import of it now fails
+    for cid in chapters.chapter_ids():
+        chapters.make_viewer(cid).__panel__().get_root(Document())

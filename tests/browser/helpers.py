@@ -186,12 +186,16 @@ def _css_str(value):
 _LIVE_DOCS = """const docs = () => window.Bokeh && Bokeh.index ?
   [...new Set(Object.values(Bokeh.index).map(v => v.model.document))] : [];"""
 
+# Only models with a view on screen: a chapter shown again gets new models, and the old ones stay
+# in the document's model set.
 _MODEL_JS = """([cls, attr]) => {
   %s
+  const roots = Object.values(Bokeh.index);
+  const shown = m => roots.some(v => v.owner && v.owner.find_one(m) != null);
   const out = [];
   for (const doc of docs())
     for (const m of doc._all_models.values())
-      if (Array.isArray(m.css_classes) && m.css_classes.includes(cls)) out.push(m[attr]);
+      if (Array.isArray(m.css_classes) && m.css_classes.includes(cls) && shown(m)) out.push(m[attr]);
   return out;
 }""" % _LIVE_DOCS
 
@@ -333,6 +337,20 @@ class Lab:
         handle.focus()
         for key in keys:
             handle.press(key)
+
+    def set_slider(self, cls, target):
+        """Move a slider to `target` by keyboard, as a learner would (PageUp/PageDown: 5 steps,
+        arrows: 1), and wait until the widget holds it. `target` must be on the slider's grid."""
+        start, step = self.model_value(cls, "start"), self.model_value(cls, "step")
+        assert abs(round((target - start) / step) * step + start - target) < 1e-9, \
+            f"{target} is not on {cls}'s grid"
+        n = round((target - self.model_value(cls)) / step)
+        big, small = ("PageUp", "ArrowRight") if n > 0 else ("PageDown", "ArrowLeft")
+        keys = [big] * (abs(n) // 5) + [small] * (abs(n) % 5)
+        if keys:
+            self.slider_keys(cls, *keys)
+        wait_until(lambda: abs(self.model_value(cls) - target) < step / 100, page=self.page,
+                   message=f"for {cls} to reach {target}")
 
     def fill(self, cls, value, selector="input, textarea"):
         """Type `value` into the text field of the widget of class `cls` and commit it."""

@@ -90,3 +90,12 @@ def test_messages_name_the_argument_and_the_requirement():
 def test_bad_input_raises_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_embedding_params_and_widths_are_checked_first():
+    assert counting.embedding_params(30_000, 128) == 30_000 * 128
+    for bad in (None, 0, -1, 2.5, "8"):
+        with pytest.raises(ValueError, match="must be an integer"):
+            counting.layer_input_widths(8, bad, 2)
+        with pytest.raises(ValueError, match="must be an integer"):
+            counting.embedding_params(bad, 8)
