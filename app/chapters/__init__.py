@@ -6,16 +6,16 @@ is shown. Adding a chapter is one module here and one line below.
 import importlib
 
 REGISTRY = {
-    "0": "app.chapters.prose:ProseChapter",
+    "0": "app.chapters.ch0_scalar:ScalarChapter",
     "1": "app.chapters.ch1_elman:ElmanChapter",
-    "2": "app.chapters.prose:ProseChapter",
-    "3": "app.chapters.prose:ProseChapter",
+    "2": "app.chapters.ch2_bptt:BPTTChapter",
+    "3": "app.chapters.ch3_vanishing:VanishingChapter",
     "4": "app.chapters.ch4_gru:GRUChapter",
-    "5": "app.chapters.prose:ProseChapter",
-    "6": "app.chapters.prose:ProseChapter",
+    "5": "app.chapters.ch5_gru_lstm:GRUvsLSTMChapter",
+    "6": "app.chapters.ch6_training:TrainingChapter",
     "7": "app.chapters.ch7_live:LiveLabChapter",
-    "8": "app.chapters.prose:ProseChapter",
-    "9": "app.chapters.prose:ProseChapter",
+    "8": "app.chapters.ch8_beyond:BeyondChapter",
+    "9": "app.chapters.ch9_cheatsheet:CheatSheetChapter",
     "memory": "app.chapters.prose:ProseChapter",
     "extrapolation": "app.chapters.prose:ProseChapter",
 }
