@@ -9,9 +9,10 @@ Playwright, in one run and one fresh browser profile:
 1. cold load of `?chapter=1`: time from navigation start to the first visible prose
    (an element of class gl-prose with a non-empty box), to Panel's loading overlay going away
    (the worker's first render), and to interactive (chapter 1's Step changes ch1.step);
-2. chapter 4: the z₁ slider moved ~30 times with the keyboard; latency from the keydown event to
-   the text of `span.gv[data-key="ch4.h.0"]` changing (a MutationObserver in the page) and to
-   the next animation frame after it;
+2. every widget's slider (SLIDERS: chapter 4's z₁ first, then chapters 0, 2, 3, 5, 6 and 8) moved
+   ~30 times with the keyboard; latency from the keydown event to the text of the value it redraws
+   (`span.gv[data-key=...]`) changing (a MutationObserver in the page) and to the next animation
+   frame after it;
 3. chapter 7: for H = 32, 64, 128, Train for a fixed time and read ch7.steps (every change is
    time-stamped in the page) -> steps/s, plus requestAnimationFrame frames on the main thread
    while training; right after each, benchmarks/chargru_reference.js trains in a Web Worker
@@ -376,20 +377,41 @@ def measure_load(page, url, profile_dir, timeout=180):
             "dom_content_loaded_s": nav["dom_content_loaded"] / 1000 if nav else None}
 
 
-def measure_slider(page, moves, warmup=3):
-    """Chapter 4: keydown on the z₁ slider -> change of ch4.h.0's text (ms)."""
-    goto_chapter(page, "4", ".gl-ch4-z1 .noUi-handle")
-    wait_until(lambda: page.evaluate("__gl.text('ch4.h.0') !== null"), 30, what="the ch4.h.0 value")
-    page.evaluate("__gl.watch('ch4.h.0')")
-    handle = page.locator(".gl-ch4-z1 .noUi-handle").first
+# Every widget's slider with the value its move redraws: (label, chapter, slider's css class, gv key).
+SLIDERS = [
+    ("ch4 z₁ → h", "4", "gl-ch4-z1", "ch4.h.0"),
+    ("ch0 gain a → h_T", "0", "gl-ch0-a", "ch0.hT"),
+    ("ch2 u → h₃ (BPTT table)", "2", "gl-ch2-u", "ch2.h.3"),
+    ("ch2 window k → truncated dL/dw", "2", "gl-ch2-k", "ch2.trunc_dw"),
+    ("ch3 γ → bound", "3", "gl-ch3-gamma", "ch3.product"),
+    ("ch3 ρ → measured decay", "3", "gl-ch3-rho", "ch3.decay.50"),
+    ("ch3 threshold → clip scale", "3", "gl-ch3-threshold", "ch3.clip.scale"),
+    ("ch5 input drive → max |c|", "5", "gl-ch5-drive", "ch5.maxc"),
+    ("ch5 forget bias → kept over 30", "5", "gl-ch5-bias", "ch5.keep30"),
+    ("ch6 logit z₁ → p₁", "6", "gl-ch6-z1", "ch6.p.1"),
+    ("ch6 temperature → p_target", "6", "gl-ch6-temperature", "ch6.pT_target"),
+    ("ch8 words → source bits", "8", "gl-ch8-words", "ch8.source.bits"),
+]
+
+
+def measure_slider(page, moves, chapter="4", cls="gl-ch4-z1", key="ch4.h.0", warmup=3):
+    """keydown on a chapter's slider -> change of the text of `span.gv[data-key=key]` (ms).
+
+    One arrow key a move (one slider step), five to the right, then five back, so the slider stays
+    inside its range; a move back may find its result cached (chapter 3's measured decay is).
+    """
+    goto_chapter(page, chapter, f".{cls} .noUi-handle")
+    wait_until(lambda: page.evaluate(f"__gl.text('{key}') !== null"), 30, what=f"the {key} value")
+    page.evaluate(f"__gl.watch('{key}')")
+    handle = page.locator(f".{cls} .noUi-handle").first
     handle.focus()
     latencies, frames, hows, misses, first = [], [], [], 0, None
     for i in range(warmup + moves):
-        key = "PageUp" if (i // 10) % 2 == 0 else "PageDown"
-        n0 = page.evaluate("__gl.nChanges('ch4.h.0')")
-        page.keyboard.press(key)
+        press = "ArrowRight" if (i // 5) % 2 == 0 else "ArrowLeft"
+        n0 = page.evaluate(f"__gl.nChanges('{key}')")
+        page.keyboard.press(press)
         try:
-            page.wait_for_function("(n) => __gl.nChanges('ch4.h.0') > n", arg=n0, timeout=3000)
+            page.wait_for_function(f"(n) => __gl.nChanges('{key}') > n", arg=n0, timeout=3000)
         except Exception:
             misses += 1
             continue
@@ -397,8 +419,8 @@ def measure_slider(page, moves, warmup=3):
         if down is None:
             misses += 1
             continue
-        page.wait_for_function("(n) => __gl.changes('ch4.h.0', n)[0].frame !== null", arg=n0, timeout=3000)
-        change = page.evaluate("(n) => __gl.changes('ch4.h.0', n)[0]", n0)
+        page.wait_for_function(f"(n) => __gl.changes('{key}', n)[0].frame !== null", arg=n0, timeout=3000)
+        change = page.evaluate(f"(n) => __gl.changes('{key}', n)[0]", n0)
         ms = change["t"] - down
         if i < warmup:
             first = ms if first is None else first
@@ -573,7 +595,9 @@ def main(argv=None):
 
             cold = measure_load(page, site_url, profile)
             notes += cold.pop("notes")
-            slider = measure_slider(page, args.slider_moves)
+            sliders = {label: measure_slider(page, args.slider_moves, chapter, cls, key)
+                       for label, chapter, cls, key in SLIDERS}
+            slider = sliders[SLIDERS[0][0]]
             goto_chapter(page, "7", ".gl-ch7-train button")
             wait_until(lambda: text(page, "ch7.steps") is not None, 60, what="chapter 7's ch7.steps")
             training = {}
@@ -608,7 +632,7 @@ def _r(value, digits=1):
 
 
 def report(v):
-    cold, warm, slider, training = v["cold"], v["warm"], v["slider"], v["training"]
+    cold, warm, slider, sliders, training = v["cold"], v["warm"], v["slider"], v["sliders"], v["training"]
     load0, load1 = v["load0"], v["load1"]
     print(f"\nheadless {v['browser_version']}; lab at {v['site_url']}{' (built now)' if v['built'] else ''}; "
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after, {os.cpu_count()} CPUs")
@@ -627,6 +651,9 @@ def report(v):
              ("ch4 z₁ slider → ch4.h.0 text, p95", f"{fmt(slider['p95_ms'], '.1f')} ms", "", ""),
              ("ch4 z₁ slider → next frame, median", f"{fmt(slider['to_next_frame_median_ms'], '.1f')} ms", "", ""),
              ("ch4 slider moves measured / missed", f"{slider['n']} / {slider['misses']}", "", "")]
+    rows += [(f"{label}, median (p95; measured / missed)", f"{fmt(m['median_ms'], '.1f')} ms", "≤ 50 ms",
+              f"p95 {fmt(m['p95_ms'], '.1f')} ms; {m['n']} / {m['misses']}; first move {fmt(m['first_move_ms'], '.0f')} ms")
+             for label, m in sliders.items()]
     width = max(len(r[0]) for r in rows)
     print(f"\n{'measure'.ljust(width)}  {'value':>10}  {'target':<8}  CPU (our chromium)")
     for name, value, target, extra in rows:
@@ -676,6 +703,8 @@ def report(v):
         "prose_visible_s": _r(cold["prose_visible_s"], 3),
         "cold_interactive_s": _r(cold["interactive_s"], 3),
         "slider_redraw_ms": _r(slider["median_ms"]),
+        "sliders_redraw_ms": {label: {"median": _r(m["median_ms"]), "p95": _r(m["p95_ms"]), "misses": m["misses"]}
+                              for label, m in sliders.items()},
         "train_steps_per_s": {str(h): {"lab": _r(training[h]["lab"].get("steps_per_s")),
                                        "js": _r(training[h]["js"].get("steps_per_s"))} for h in HIDDEN_SIZES},
         "overlay_gone_s": _r(cold["overlay_gone_s"], 3),

@@ -12,7 +12,7 @@ from bokeh.models import Range1d
 
 from app.chapters.base import ChapterViewer
 from app.widgets.figures import SignedBars
-from app.widgets.page import card, gv, html_pane, table
+from app.widgets.page import card, gv, html_pane, table, wrap_row
 from content import fmt_fixed
 from gleam import examples
 
@@ -52,7 +52,7 @@ class ElmanChapter(ChapterViewer):
     def __init__(self, **params):
         super().__init__(**params)
         self._run, self._used = None, self.text      # the input being stepped through
-        self._values = html_pane(width=430, sizing_mode="fixed")
+        self._values = html_pane(width=320, sizing_mode="fixed")   # (wraps above the bars on a narrow page)
         self._sequence = html_pane(stylesheets=[SEQUENCE_CSS])
         self._bars = SignedBars([(group, unit[-1]) for _, _, group, _ in TERMS for unit in UNITS],
                                 y_range=Range1d(-3.2, 3.2), guides=(-1, 1), css_class="gl-ch1-bars",
@@ -63,7 +63,7 @@ class ElmanChapter(ChapterViewer):
 
     def widget(self):
         w = pn.widgets
-        controls = pn.Row(
+        controls = wrap_row(
             self._step_button,
             w.Button.from_param(self.param.reset, label="Reset", css_classes=["gl-ch1-reset"], width=90),
             w.TextInput.from_param(self.param.text, label="Input (a, b, c)", css_classes=["gl-ch1-text"],
@@ -71,11 +71,9 @@ class ElmanChapter(ChapterViewer):
             w.FloatSlider.from_param(self.param.scale, label="Scale of Wₕ", css_classes=["gl-ch1-scale"],
                                      width=240),
             w.Button.from_param(self.param.saturate, label="Saturate: aaaaaaaa at ×2",
-                                css_classes=["gl-ch1-saturate"], width=200, margin=(23, 10, 5, 10)),
-            sizing_mode="stretch_width")
+                                css_classes=["gl-ch1-saturate"], width=200, margin=(23, 10, 5, 10)))
         return card(controls, self._sequence,
-                    pn.Row(self._values, pn.pane.Bokeh(self._bars.fig, sizing_mode="stretch_width",
-                                                       min_width=320), sizing_mode="stretch_width"),
+                    wrap_row(self._values, pn.pane.Bokeh(self._bars.fig, sizing_mode="stretch_width")),
                     layout=pn.Column, max_width=1100)
 
     # ------------------------------------------------------------ controls -> state

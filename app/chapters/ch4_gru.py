@@ -10,7 +10,7 @@ from bokeh.plotting import figure
 from panel.io.document import unlocked
 
 from app.chapters.base import ChapterViewer
-from app.widgets.page import card, gv, html_pane, table
+from app.widgets.page import card, gv, html_pane, table, wrap_row
 from app.widgets.theme import PALETTE
 from content import fmt_gate
 from gleam import examples
@@ -48,7 +48,7 @@ class GRUChapter(ChapterViewer):
         self._sliders = {name: pn.widgets.FloatSlider.from_param(
             self.param[name], css_classes=[f"gl-ch4-{name}"], format="0.0000", width=220) for name in GATES}
         self._label_sliders()
-        self._values = html_pane(min_width=420)
+        self._values = html_pane()
         self._lines = ColumnDataSource({"x": [], "y": [], "kind": []})
         self._meters = ColumnDataSource({"y": [], "right": [], "label": []})
         self._line_fig = self._make_lines()
@@ -69,7 +69,7 @@ class GRUChapter(ChapterViewer):
                           pn.pane.Bokeh(self._line_fig, sizing_mode="stretch_width"),
                           pn.pane.Bokeh(self._meter_fig, sizing_mode="stretch_width"),
                           sizing_mode="stretch_width")
-        return card(controls, plots, max_width=1100)
+        return card(wrap_row(controls, plots, basis=360), layout=pn.Column, max_width=1100)
 
     def _apply(self, preset):
         """Move the sliders to a preset in the current convention: the hand example's gates, or

@@ -22,16 +22,6 @@ def open_ch1(lab):
         lab.show("1")
 
 
-def set_slider(lab, cls, target):
-    """Move a slider by keyboard (Home, then arrows of one step each) to `target`."""
-    start, step = lab.model_value(cls, "start"), lab.model_value(cls, "step")
-    presses = round((target - start) / step)
-    assert abs(start + presses * step - target) < 1e-9, f"{target} is not on {cls}'s grid"
-    lab.slider_keys(cls, "Home", *(["ArrowRight"] * presses))
-    wait_until(lambda: abs(lab.model_value(cls) - target) < 1e-9, page=lab.page,
-               message=f"for {cls} to reach {target}")
-
-
 def reset(lab):
     lab.click("gl-ch1-reset")
     lab.wait_text("ch1.step", lambda t: t == "0", what="== 0 after Reset")
@@ -58,7 +48,7 @@ def test_step_and_reset(shared_lab):
     lab = shared_lab
     open_ch1(lab)
     if abs(lab.model_value("gl-ch1-scale") - 1.0) > 1e-9:
-        set_slider(lab, "gl-ch1-scale", 1.0)
+        lab.set_slider("gl-ch1-scale", 1.0)
     reset(lab)
     for i in range(2):
         assert_shown(lab.text(f"ch1.h.{i}"), 0.0, 4, f"h_0 ch1.h.{i}")
@@ -75,7 +65,7 @@ def test_step_and_reset(shared_lab):
 def test_wh_scale_zero_is_memoryless(shared_lab):
     lab = shared_lab
     open_ch1(lab)
-    set_slider(lab, "gl-ch1-scale", 0.0)
+    lab.set_slider("gl-ch1-scale", 0.0)
     reset(lab)
     run = expected_run(wh_scale=0.0)
     for step in run:
@@ -84,7 +74,7 @@ def test_wh_scale_zero_is_memoryless(shared_lab):
     for i in range(2):
         assert_shown(lab.text(f"ch1.rec.{i}"), 0.0, 4, f"ch1.rec.{i} at scale 0")
     # back to the default weights: the same three characters give the hand example again
-    set_slider(lab, "gl-ch1-scale", 1.0)
+    lab.set_slider("gl-ch1-scale", 1.0)
     reset(lab)
     step_through(lab, expected_run())
 
@@ -111,7 +101,7 @@ def test_the_end_of_the_input_is_said_and_step_disabled(shared_lab):
 def test_own_input_and_the_saturation_preset(shared_lab):
     lab = shared_lab
     open_ch1(lab)
-    set_slider(lab, "gl-ch1-scale", 1.0)
+    lab.set_slider("gl-ch1-scale", 1.0)
     reset(lab)
     set_text(lab, "cab")
     step_through(lab, expected_run("cab"), "cab")
@@ -124,5 +114,5 @@ def test_own_input_and_the_saturation_preset(shared_lab):
     lab.wait_text("ch1.step", lambda t: t == "0", what="0 for a new input")
     step_through(lab, expected_run("aaaaaaaa", 2.0)[:3], "aaa")
     set_text(lab, "abc")
-    set_slider(lab, "gl-ch1-scale", 1.0)
+    lab.set_slider("gl-ch1-scale", 1.0)
     reset(lab)

@@ -21,7 +21,7 @@ from app.chapters.ch7_live.text import messages_html, sample_head_html, stats_ht
 from app.widgets.figures import Heatmaps
 from app.widgets.streaming import StreamingCurve
 from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import HTMLBox, card, html_pane
+from app.widgets.page import HTMLBox, card, html_pane, wrap_row
 from app.widgets.theme import PALETTE
 from content import fmt_fixed
 from gleam import examples
@@ -100,10 +100,10 @@ class LiveLabChapter(ChapterViewer):
         views = pn.Column(
             self._stats.pane,
             pn.pane.Bokeh(self._curve.fig, sizing_mode="stretch_width"),
-            pn.Row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in self._gates.figs.values()],
-                   sizing_mode="stretch_width"),
-            self._sample_head, self._sample.pane, sizing_mode="stretch_width", min_width=420)
-        return card(controls, views)
+            wrap_row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in self._gates.figs.values()],
+                     basis=260),
+            self._sample_head, self._sample.pane, sizing_mode="stretch_width")
+        return card(wrap_row(controls, views, basis=420), layout=pn.Column)
 
     # ------------------------------------------------------------ what the page shows
     @property
