@@ -12,7 +12,13 @@ only when the data pointer wraps around to the start of the corpus. Each step:
 
 The vocabulary is the sorted set of distinct characters in the corpus; the hidden size H and the
 corpus are fixed for the life of a model: to change either, construct a new CharGRU. The learning
-rate can be changed between steps without resetting anything.
+rate can be changed between steps without resetting anything; each change is recorded with the
+step it was made at (`lr_history`), so that a run can be replayed.
+
+Around the model: the corpus's limits and reading one from a file (gleam.chargru_corpus:
+check_corpus, decode_corpus, MAX_CORPUS_CHARS, MAX_VOCAB), the model as a file that continues
+exactly (`to_bytes` / `from_bytes`, gleam.chargru_io), and the run as a standalone script
+(`export_script`, gleam.chargru_export).
 
 Divergence: a step whose chunk loss is not finite, or is above DIVERGENCE_FACTOR · ln V nats per
 char (far worse than guessing uniformly; with lr = 5 the loss jumps from ln V to tens of nats after
@@ -28,9 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import chargru_io
 from . import chargru_math as gm
 from . import checks
 from .cells import gru_textbook_step
+from .chargru_corpus import MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, check_corpus, decode_corpus  # noqa: F401
+from .chargru_export import export_script  # noqa: F401
 
 # ~270 characters of prose with exactly 24 distinct characters: the lab's default corpus
 DEFAULT_CORPUS = (
@@ -66,19 +75,6 @@ def _positive(name, value, allow_inf=False):
     return checks.number(name, value, minimum=0, strict_min=True, allow_inf=allow_inf)
 
 
-def check_corpus(corpus, seq_len):
-    """Raise ValueError unless `corpus` can train a model with chunks of `seq_len` characters."""
-    if not isinstance(corpus, str):
-        raise ValueError(f"corpus must be a str, got {type(corpus).__name__}")
-    if not corpus:
-        raise ValueError("corpus is empty")
-    if len(set(corpus)) < 2:
-        raise ValueError(f"corpus has only one distinct character ({corpus[0]!r}); need at least 2")
-    if len(corpus) < seq_len + 1:
-        raise ValueError(f"corpus has {len(corpus)} characters, need at least seq_len + 1 = "
-                         f"{seq_len + 1}")
-
-
 class CharGRU:
     """Char-level GRU: `step(n)` trains, `sample(...)` generates, `reset()` starts again.
 
@@ -91,7 +87,7 @@ class CharGRU:
         self._H = checks.integer("hidden", hidden, minimum=1)
         self._K = checks.integer("seq_len", seq_len, minimum=1)
         check_corpus(corpus, self._K)
-        self.lr = lr
+        self._lr = _positive("lr", lr)
         self._clip = _positive("clip", clip, allow_inf=True)
         self._corpus = corpus
         self._vocab = "".join(sorted(set(corpus)))
@@ -126,6 +122,10 @@ class CharGRU:
     diverged = property(lambda self: self._diverged, doc="True after a refused (diverged) step")
     position = property(lambda self: self._pos, doc="data pointer: index of the next chunk's first char")
     h = property(lambda self: self._h.copy(), doc="the hidden state carried into the next chunk")
+    last_loss = property(lambda self: self._last_loss,
+                         doc="loss of the last chunk computed, nats per char (a refused one included; nan before any)")
+    lr_history = property(lambda self: tuple(self._lr_history),
+                          doc="((steps, lr), ...): from `steps` updates on, the rate was lr (first (0, lr))")
 
     @property
     def lr(self):
@@ -134,9 +134,17 @@ class CharGRU:
     @lr.setter
     def lr(self, value):
         self._lr = _positive("lr", value)
+        history = self._lr_history                          # (steps, lr) at each change
+        if history[-1][0] == self._steps:                   # changed again before the next step
+            history[-1] = (self._steps, self._lr)
+            if len(history) > 1 and history[-2][1] == self._lr:
+                history.pop()
+        elif history[-1][1] != self._lr:
+            history.append((self._steps, self._lr))
 
     def reset(self, seed=None):
-        """New random weights (from `seed`, or the model's seed), zero memory, state and pointer."""
+        """New random weights (from `seed`, or the model's seed), zero memory, state and pointer;
+        the learning-rate history starts again from the rate in use."""
         self.seed = self.seed if seed is None else checks.integer("seed", seed, minimum=0)
         gm.init_params(self._theta, self.V, self._H, np.random.default_rng(self.seed), INIT_SCALE)
         self._memory[:] = 0.0
@@ -145,6 +153,8 @@ class CharGRU:
         self._pos = 0
         self._steps = 0
         self._diverged = False
+        self._last_loss = math.nan
+        self._lr_history = [(0, self._lr)]
         with np.errstate(all="ignore"):                      # gates to show before any step
             self._zr = gm.forward(self._p, *self._chunk()[1:])[1]["zr"]
 
@@ -184,6 +194,7 @@ class CharGRU:
         losses, cache = gm.forward(self._p, inputs, targets, h0)
         self._zr = cache["zr"]
         loss = float(losses.sum())
+        self._last_loss = loss / self._K
         g, q = self._grad, self._tmp
         gm.backward(self._p, cache, self._g)
         np.multiply(g, g, out=q)
@@ -247,6 +258,54 @@ class CharGRU:
                 x = min(x, self.V - 1)
                 out.append(self.vocab[x])
         return "".join(out)
+
+    def sample_preview(self, n_chars, temperature=1.0):
+        """`sample` from a generator seeded by (seed, steps): the same model after the same number
+        of steps always writes the same text, on any page that holds it; the model's own sampling
+        generator is not touched."""
+        return self.sample(n_chars, temperature, rng=np.random.default_rng([self.seed, 2, self._steps]))
+
+    # --- keeping the model -------------------------------------------------------------------
+    def state_dict(self):
+        """Everything needed to continue exactly, as copies: corpus and vocabulary, the settings
+        (hidden, seq_len, lr, clip, seed), the weights, the Adagrad memory, the carried state h,
+        the data pointer, the step count, the diverged flag, the last chunk's loss and gates, the
+        learning-rate history and the sampling generator's state."""
+        return {"corpus": self._corpus, "vocab": self._vocab, "hidden": self._H, "seq_len": self._K,
+                "lr": self._lr, "clip": self._clip, "seed": self.seed, "steps": self._steps,
+                "position": self._pos, "diverged": self._diverged, "last_loss": self._last_loss,
+                "lr_history": [list(entry) for entry in self._lr_history],
+                "sample_rng": self._sample_rng.bit_generator.state,
+                "params": {name: self._p[name].copy() for name in gm.NAMES},
+                "memory": {name: v.copy() for name, v in self.memory.items()},
+                "h": self._h.copy(), "gates": self._zr.copy()}
+
+    @classmethod
+    def from_state(cls, state):
+        """The model a `state_dict()` describes, continuing exactly where it stopped: the same next
+        loss and the same samples. ValueError (the state is checked first, see
+        `chargru_io.check_state`) for anything inconsistent or out of range."""
+        s = chargru_io.check_state(state)
+        m = cls(s["corpus"], hidden=s["hidden"], seq_len=s["seq_len"], lr=s["lr"], clip=s["clip"],
+                seed=s["seed"])
+        memory = gm.views(m._memory, m.V, m.H)
+        for name in gm.NAMES:
+            m._p[name][...] = s["params"][name]
+            memory[name][...] = s["memory"][name]
+        m._h, m._zr = s["h"].copy(), s["gates"].copy()
+        m._pos, m._steps, m._diverged, m._last_loss = s["position"], s["steps"], s["diverged"], s["last_loss"]
+        m._lr_history = [tuple(entry) for entry in s["lr_history"]]
+        m._sample_rng.bit_generator.state = s["sample_rng"]
+        return m
+
+    def to_bytes(self):
+        """The model as a file: a versioned .npz (see gleam.chargru_io), no pickle."""
+        return chargru_io.dumps(self.state_dict())
+
+    @classmethod
+    def from_bytes(cls, data):
+        """The model a `to_bytes()` file holds; ValueError saying why for anything else."""
+        return cls.from_state(chargru_io.loads(data))
 
 
 def gradient_check(model_or_params, inputs=None, targets=None, h0=None, eps=1e-5):

@@ -1,9 +1,9 @@
 """Chapter 7: the live lab's numbers, read off the model it trains."""
 import numpy as np
 
-from gleam import chargru, counting, losses, smoothing
+from gleam import chargru, chargru_io, counting, losses, smoothing
 
-__all__ = ['chapter7_live_lab', 'chapter7_experiments']
+__all__ = ['chapter7_live_lab', 'chapter7_experiments', 'chapter7_files']
 
 
 def chapter7_live_lab(wide_hidden=128):
@@ -61,6 +61,19 @@ def chapter7_experiments():
             for n, lr, h, t, c, see, why in _EXPERIMENTS]
 
 
+def chapter7_files(steps=50):
+    """The live lab's files: the limits on your own text, the model file's format, and a default
+    model saved after `steps` steps and loaded into a new one, both then taking one more step."""
+    m = chargru.CharGRU()
+    m.step(steps)
+    data = m.to_bytes()
+    loaded = chargru.CharGRU.from_bytes(data)
+    return {"max_file_bytes": chargru.MAX_FILE_BYTES, "max_corpus_chars": chargru.MAX_CORPUS_CHARS,
+            "max_vocab": chargru.MAX_VOCAB, "format": chargru_io.FORMAT, "format_version": chargru_io.VERSION,
+            "saved_after_steps": steps, "model_file_bytes": len(data),
+            "next_loss": m.step(1).loss[0], "next_loss_loaded": loaded.step(1).loss[0]}
+
+
 def examples():
     """What `python -m gleam.examples --json` prints for this chapter."""
-    return {"chapter7_live_lab": chapter7_live_lab()}
+    return {"chapter7_live_lab": chapter7_live_lab(), "chapter7_files": chapter7_files()}

@@ -1,5 +1,6 @@
 """Chapter 7 without a browser: the live lab's controls, read from what its page shows."""
 import asyncio
+import codecs
 import html
 import re
 
@@ -8,7 +9,7 @@ import pytest
 
 from app.chapters.ch7_live import LiveLabChapter
 from app.widgets import streaming
-from content import fmt_fixed
+from content import fmt_fixed, fmt_sig
 from gleam import chargru, examples
 from surface import click, figure, figure_data, find, html_with, set_value, shown
 
@@ -188,3 +189,193 @@ def test_every_experiment_sets_its_controls_and_says_what_to_expect(name):
     assert c.model.corpus == (x["corpus"] or chargru.DEFAULT_CORPUS) == find(c, "gl-ch7-corpus").value
     assert x["symptom"] in c.values()["ch7.experiment"] and x["cause"] in c.values()["ch7.experiment"]
     assert c.values()["ch7.pending"] == "" and shown(c) == c.values()
+
+
+# --- the seed, your own text, keeping the model, taking the code home -------------------------------
+
+TEXT = "Über den Wassern: the river runs «fast» — and the wheel turns faster.\n" * 3
+
+
+def offer(c, cls, data, name="mine.txt"):
+    """What choosing a file does: its bytes and its name arrive (in the static site one at a time)."""
+    find(c, cls).value = data
+    find(c, cls).filename = name
+
+
+def steps(c, n):
+    for _ in range(n):
+        click(c, "gl-ch7-step")
+
+
+def test_the_seed_is_a_control_that_makes_a_new_model():
+    c = LiveLabChapter()
+    steps(c, 2)
+    assert c.values()["ch7.seed"] == "0" and find(c, "gl-ch7-seed").value == 0
+    set_value(c, "gl-ch7-seed", 5)
+    assert c.model.seed == 5 and c.values()["ch7.steps"] == "0" and shown(c)["ch7.seed"] == "5"
+    click(c, "gl-ch7-step")
+    assert c.values()["ch7.last_loss"] == fmt_sig(chargru.CharGRU(seed=5).step(1).loss[0], 12)
+    set_value(c, "gl-ch7-seed", None)                    # the learner emptied the box
+    assert "the box was empty" in c.values()["ch7.error"] and find(c, "gl-ch7-seed").value == 5
+    assert c.model.seed == 5 and c.values()["ch7.steps"] == "1"
+    assert find(c, "gl-ch7-seed").end == 2**31 - 1
+
+
+def test_the_last_chunks_loss_is_shown_to_12_significant_digits():
+    c = LiveLabChapter()
+    assert c.values()["ch7.last_loss"] == "—"
+    steps(c, 3)
+    want = chargru.CharGRU().step(3).loss[-1]
+    assert c.values()["ch7.last_loss"] == fmt_sig(want, 12) == shown(c)["ch7.last_loss"]
+    assert abs(float(c.values()["ch7.last_loss"]) - want) < 1e-11
+
+
+def test_an_uploaded_text_file_fills_the_box_and_makes_the_new_model():
+    c = LiveLabChapter()
+    steps(c, 2)
+    offer(c, "gl-ch7-upload", codecs.BOM_UTF8 + TEXT.replace("\n", "\r\n").encode("utf-8"))
+    v = c.values()
+    assert c.model.corpus == TEXT == find(c, "gl-ch7-corpus").value and v["ch7.pending"] == ""
+    assert v["ch7.steps"] == "0" and v["ch7.error"] == "" and "Training on the text" in v["ch7.file"]
+    assert v["ch7.chance"] == fmt_fixed(np.log(len(set(TEXT))), 3) and shown(c) == v
+    assert find(c, "gl-ch7-upload").value is None         # read, then a new input: the same file again works
+    assert "'mine.txt'" in c.values()["ch7.file"]
+    set_value(c, "gl-ch7-corpus", chargru.DEFAULT_CORPUS)
+    click(c, "gl-ch7-apply")
+    offer(c, "gl-ch7-upload", TEXT.encode("utf-8"))
+    assert c.model.corpus == TEXT
+
+
+@pytest.mark.parametrize("data", [
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(1, 100)),
+    "café, the river runs by the old mill".encode("latin-1"),
+    TEXT.encode("utf-16"),
+    b"x" * (chargru.MAX_FILE_BYTES + 1),
+    b"too short",
+    b"a" * 60,
+    "".join(map(chr, range(0x4E00, 0x4E00 + chargru.MAX_VOCAB + 1))).encode("utf-8"),
+], ids=["binary", "latin-1", "utf-16", "too-large", "too-short", "one-character", "too-many-characters"])
+def test_a_refused_upload_says_why_and_keeps_the_model(data):
+    c = LiveLabChapter()
+    steps(c, 2)
+    model = c.model
+    with pytest.raises(ValueError) as err:
+        chargru.check_corpus(chargru.decode_corpus(data), model.K)
+    offer(c, "gl-ch7-upload", data)
+    v = c.values()
+    assert c.model is model and v["ch7.steps"] == "2" and find(c, "gl-ch7-corpus").value == chargru.DEFAULT_CORPUS
+    assert str(err.value) in v["ch7.error"] and "not used as the corpus" in v["ch7.error"]
+    assert "previous model is kept" in v["ch7.error"] and shown(c)["ch7.error"] == v["ch7.error"]
+    click(c, "gl-ch7-step")
+    assert c.values()["ch7.steps"] == "3"
+
+
+def saved(c):
+    save = find(c, "gl-ch7-save")
+    data = save.callback().getvalue()
+    assert save.filename == f"chargru-{c.model.steps}-steps.npz" and f"after {c.model.steps} steps" in c.values()["ch7.file"]
+    return data
+
+
+def test_a_saved_model_loaded_into_a_fresh_chapter_continues_exactly():
+    a = LiveLabChapter()
+    set_value(a, "gl-ch7-hidden", 16)
+    set_value(a, "gl-ch7-seed", 9)
+    steps(a, 12)
+    set_value(a, "gl-ch7-lr", 0.05)
+    steps(a, 3)
+    set_value(a, "gl-ch7-temp", 0.6)
+    data = saved(a)
+    b = LiveLabChapter()
+    set_value(b, "gl-ch7-temp", 0.6)
+    offer(b, "gl-ch7-load", data)
+    va, vb = a.values(), b.values()
+    for key in ("ch7.steps", "ch7.last_loss", "ch7.seed", "ch7.chance", "ch7.unigram"):
+        assert va[key] == vb[key], key
+    assert "loaded: the model after 15 steps" in vb["ch7.file"] and vb["ch7.error"] == ""
+    assert (find(b, "gl-ch7-hidden").value, find(b, "gl-ch7-lr").value, find(b, "gl-ch7-seed").value) == (16, 0.05, 9)
+    assert b.sample_text() == a.sample_text() and shown(b) == vb
+    for _ in range(3):
+        click(a, "gl-ch7-step")
+        click(b, "gl-ch7-step")
+        assert a.values()["ch7.last_loss"] == b.values()["ch7.last_loss"]
+        assert a.model.last_loss == b.model.last_loss and a.sample_text() == b.sample_text()
+    assert find(b, "gl-ch7-load").value is None           # a new input for the next file
+
+
+def test_a_loaded_diverged_model_shows_the_divergence():
+    a = LiveLabChapter()
+    set_value(a, "gl-ch7-lr", 5.0)
+    steps(a, 15)
+    assert a.values()["ch7.status"] == "diverged"
+    b = LiveLabChapter()
+    offer(b, "gl-ch7-load", saved(a))
+    v = b.values()
+    assert v["ch7.status"] == "diverged" and v["ch7.diverged_loss"] == a.values()["ch7.diverged_loss"]
+    assert shown(b) == v
+    click(b, "gl-ch7-step")
+    assert b.values()["ch7.steps"] == a.values()["ch7.steps"]
+
+
+def other_model(**kwargs):
+    return chargru.CharGRU(**kwargs).to_bytes()
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"garbage, not a model" * 5, "not an .npz archive"),
+    (other_model()[:5000], "cannot be read"),
+    (other_model(hidden=7), "its H = 7; this page trains H = 4, 16, 32, 64, 128"),
+    (other_model(seed=2**40), "its seed 1099511627776 is outside this page's 0"),
+], ids=["garbage", "truncated", "hidden-7", "huge-seed"])
+def test_a_refused_model_file_says_why_and_keeps_the_model(data, message):
+    c = LiveLabChapter()
+    steps(c, 2)
+    model = c.model
+    offer(c, "gl-ch7-load", data)
+    v = c.values()
+    assert c.model is model and v["ch7.steps"] == "2" and find(c, "gl-ch7-hidden").value == 32
+    assert re.search(message, v["ch7.error"]) and "current model is kept" in v["ch7.error"]
+    assert shown(c)["ch7.error"] == v["ch7.error"]
+
+
+def test_export_writes_the_script_of_this_run():
+    c = LiveLabChapter()
+    steps(c, 4)
+    set_value(c, "gl-ch7-lr", 0.2)
+    steps(c, 2)
+    set_value(c, "gl-ch7-temp", 0.5)
+    export = find(c, "gl-ch7-export")
+    script = export.callback().getvalue().decode("utf-8")
+    assert export.filename == "chargru_6_steps.py" and "Exported chargru_6_steps.py" in c.values()["ch7.file"]
+    assert script == chargru.export_script(c.model, temperature=0.5)
+    assert "LR_SCHEDULE = [(0, 0.1), (4, 0.2)]" in script and "STEPS = 6 " in script
+
+
+def test_the_file_note_goes_with_the_model_it_was_about():
+    c = LiveLabChapter()
+    offer(c, "gl-ch7-upload", TEXT.encode("utf-8"))
+    assert c.values()["ch7.file"] != ""
+    click(c, "gl-ch7-reset")
+    assert c.values()["ch7.file"] == ""
+
+
+def test_a_file_name_is_shown_as_text():
+    c = LiveLabChapter()
+    find(c, "gl-ch7-upload").param.update(filename=XSS + ".txt", value=b"\x00binary")
+    assert XSS in c.values()["ch7.error"] and shown(c)["ch7.error"] == c.values()["ch7.error"]
+    page = html_with(c, 'data-key="ch7.error"')
+    assert "<img" not in page and "<script" not in page
+    find(c, "gl-ch7-load").param.update(filename=XSS + ".npz", value=chargru.CharGRU().to_bytes())
+    assert XSS in c.values()["ch7.file"] and "<img" not in html_with(c, 'data-key="ch7.file"')
+
+
+@pytest.mark.parametrize("name_first", [False, True])
+def test_a_file_is_read_once_its_bytes_and_its_name_have_both_arrived(name_first):
+    c = LiveLabChapter()
+    upload = find(c, "gl-ch7-upload")
+    first, second = (("value", TEXT.encode("utf-8")), ("filename", "mine.txt"))[::-1 if name_first else 1]
+    setattr(upload, *first)
+    assert c.model.corpus == chargru.DEFAULT_CORPUS and find(c, "gl-ch7-upload") is upload
+    setattr(upload, *second)
+    assert c.model.corpus == TEXT and find(c, "gl-ch7-upload") is not upload
+    assert (find(c, "gl-ch7-upload").value, find(c, "gl-ch7-upload").filename) == (None, None)

@@ -1,15 +1,23 @@
 """Chapter 7 in the browser: the char-level GRU trains live. Train beats the unigram plateau
 (checked against gleam's own value for the default corpus), Pause stops, Step steps once,
 lr = 5 shows as divergence (never a crash), a bad corpus is refused without breaking training,
-and a corpus full of HTML is shown as the characters typed, never run."""
+and a corpus full of HTML is shown as the characters typed, never run. Files: a text file
+becomes the corpus (a malformed one is refused); a model saved after N steps and loaded into a
+fresh page (a new browser context) continues with the same loss and sample; the exported script,
+run with this Python, prints the page's loss; a malformed model file is refused."""
+import codecs
 import math
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from content import fmt_sig
 from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, CharGRU
-from helpers import assert_shown, parse_shown, wait_until
+from helpers import ACTION_TIMEOUT, assert_shown, parse_shown, wait_until
 
 pytestmark = pytest.mark.ui
 
@@ -67,6 +75,11 @@ def apply_corpus(lab, text):
     lab.click("gl-ch7-apply")
 
 
+def set_seed(lab, seed):
+    lab.fill("gl-ch7-seed", str(seed), selector="input")
+    lab.wait_text("ch7.seed", lambda t: t == str(seed), what=str(seed))
+
+
 def fresh_default(lab):
     """Paused, default corpus and learning rate, weights reset: steps 0, status ready."""
     open_ch7(lab)
@@ -77,6 +90,8 @@ def fresh_default(lab):
         lab.page.locator(".gl-ch7-hidden select").select_option("32")
         wait_until(lambda: lab.model_value("gl-ch7-hidden") == "32" and lab.text("ch7.steps") == "0",
                    page=lab.page, message="for a model with H = 32")
+    if lab.model_value("gl-ch7-seed") != 0:
+        set_seed(lab, 0)
     if lab.model_value("gl-ch7-corpus") != DEFAULT_CORPUS or lab.text("ch7.error"):
         apply_corpus(lab, DEFAULT_CORPUS)
         lab.wait_text("ch7.error", lambda t: t == "", what="empty")
@@ -256,3 +271,127 @@ def test_an_emptied_learning_rate_keeps_the_rate_in_use(shared_lab):
     lab.wait_text("ch7.pending", lambda t: "not in use yet" in t, what="the not-applied hint")
     apply_corpus(lab, DEFAULT_CORPUS)
     lab.wait_text("ch7.pending", lambda t: t == "", what="no hint once applied")
+
+
+# ---------------------------------------------------------------- the seed and the files
+
+TEXT = "Über den Wassern: the river runs «fast» — and the wheel turns faster (1, 2, 3)!\n" * 3
+assert len(set(TEXT)) != len(set(DEFAULT_CORPUS))     # its chance line says that it is in use
+
+
+def step_n(lab, n):
+    """n clicks on Step sent in one go (each is applied, once, in order); waits for them all."""
+    want = steps(lab) + n
+    button = lab.page.locator(".gl-ch7-step button").element_handle()
+    lab.page.evaluate("([b, n]) => { for (let i = 0; i < n; i++) b.click(); }", [button, n])
+    lab.wait_text("ch7.steps", lambda t: t == str(want), timeout=60, what=str(want))
+
+
+def upload(lab, cls, name, data, mime="text/plain"):
+    lab.page.locator(f".{cls} input[type=file]").set_input_files(
+        {"name": name, "mimeType": mime, "buffer": data})
+
+
+def download(lab, cls):
+    """Click a FileDownload; returns (bytes, suggested file name) of what the browser saved."""
+    with lab.page.expect_download(timeout=ACTION_TIMEOUT * 1000) as info:
+        lab.page.locator(f".{cls} a").click()
+    d = info.value
+    return Path(d.path()).read_bytes(), d.suggested_filename
+
+
+def sample_text(lab):
+    return lab.page.locator(".gl-ch7-sample").text_content()
+
+
+def test_the_seed_makes_a_new_model(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1")
+    set_seed(lab, 3)
+    lab.wait_text("ch7.steps", lambda t: t == "0", what="0: a new model")
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1")
+    assert abs(lab.number("ch7.last_loss") - CharGRU(seed=3).step(1).loss[0]) < 1e-11
+    set_seed(lab, 0)
+
+
+def test_a_text_file_becomes_the_corpus_and_a_malformed_one_is_refused(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    step_n(lab, 2)
+    for name, data, why in (("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(1, 60)), "binary"),
+                            ("windows.txt", TEXT.encode("utf-16"), "save it as UTF-8"),
+                            ("latin.txt", "café au lait by the mill".encode("latin-1"), "not UTF-8")):
+        upload(lab, "gl-ch7-upload", name, data)
+        message = lab.wait_text("ch7.error", lambda t, n=name, w=why: n in t and w in t, what=f"why {name} is refused")
+        assert "previous model is kept" in message and "Traceback" not in message
+        assert lab.text("ch7.steps") == "2" and lab.model_value("gl-ch7-corpus") == DEFAULT_CORPUS
+    step_n(lab, 1)                                  # the old model trains on
+    upload(lab, "gl-ch7-upload", "mine.txt", codecs.BOM_UTF8 + TEXT.replace("\n", "\r\n").encode("utf-8"))
+    lab.wait_text("ch7.file", lambda t: "mine.txt" in t, what="a note on mine.txt")
+    assert_shown(lab.text("ch7.chance"), math.log(len(set(TEXT))), 3, "ln V of the file's text")
+    assert lab.text("ch7.error") == "" and lab.text("ch7.steps") == "0"
+    wait_until(lambda: lab.model_value("gl-ch7-corpus") == TEXT, page=lab.page, message="for the box to hold the text")
+    step_n(lab, 1)
+    assert abs(lab.number("ch7.last_loss") - CharGRU(TEXT).step(1).loss[0]) < 1e-11
+    upload(lab, "gl-ch7-upload", "mine.txt", TEXT.encode("utf-8"))      # the same file again: read again
+    lab.wait_text("ch7.steps", lambda t: t == "0", what="0: a new model from the same file")
+    apply_corpus(lab, DEFAULT_CORPUS)
+    lab.wait_text("ch7.error", lambda t: t == "", what="empty")
+
+
+def test_a_saved_model_continues_exactly_in_a_fresh_page(shared_lab, pages):
+    lab = shared_lab
+    fresh_default(lab)
+    step_n(lab, 40)
+    set_lr(lab, 0.05)
+    step_n(lab, 10)
+    # a malformed model file is refused and the model in use stays
+    data, name = download(lab, "gl-ch7-save")
+    upload(lab, "gl-ch7-load", "broken.npz", data[:len(data) // 2], mime="application/octet-stream")
+    lab.wait_text("ch7.error", lambda t: "broken.npz" in t and "not loaded" in t, what="why broken.npz is refused")
+    assert lab.text("ch7.steps") == "50" and lab.model_value("gl-ch7-lr") == 0.05
+    last, sample = lab.text("ch7.last_loss"), sample_text(lab)
+    model = CharGRU.from_bytes(data)                # the file holds the page's model
+    assert name == "chargru-50-steps.npz" and model.steps == 50 and fmt_sig(model.last_loss, 12) == last
+    assert model.lr_history == ((0, 0.1), (40, 0.05))
+    # a fresh page: another browser context, nothing shared
+    other = pages.new(lab.site, label=f"{lab.mode}, a fresh page")
+    other.open("7")
+    assert other.text("ch7.steps") == "0"
+    upload(other, "gl-ch7-load", name, data, mime="application/octet-stream")
+    other.wait_text("ch7.steps", lambda t: t == "50", what="50 once the file is loaded")
+    assert other.text("ch7.last_loss") == last and other.text("ch7.error") == ""
+    assert "loaded: the model after 50 steps" in other.text("ch7.file")
+    wait_until(lambda: other.model_value("gl-ch7-lr") == 0.05, page=other.page, message="for the loaded lr")
+    wait_until(lambda: sample_text(other) == sample, page=other.page, message="for the same sample")
+    for page in (lab, other):
+        step_n(page, 1)
+    assert other.text("ch7.last_loss") == lab.text("ch7.last_loss")
+    assert float(other.text("ch7.last_loss")) != float(last)
+    wait_until(lambda: sample_text(other) == sample_text(lab), page=other.page, message="for the same sample")
+
+
+def test_the_exported_script_prints_the_pages_loss(shared_lab, tmp_path):
+    lab = shared_lab
+    fresh_default(lab)
+    step_n(lab, 30)
+    set_lr(lab, 0.2)
+    step_n(lab, 25)
+    lab.set_slider("gl-ch7-temp", 0.7)
+    wait_until(lambda: lab.text("ch7.temperature") == "0.70", page=lab.page, message="for T = 0.70")
+    last, sample = lab.number("ch7.last_loss"), sample_text(lab)
+    data, name = download(lab, "gl-ch7-export")
+    assert name == "chargru_55_steps.py" and "Exported" in lab.text("ch7.file")
+    script = tmp_path / name
+    script.write_bytes(data)
+    done = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    found = re.search(r"^last chunk loss \(step (\d+)\): (\S+)$", done.stdout, re.M)
+    assert found and int(found.group(1)) == 55, done.stdout
+    assert abs(float(found.group(2)) - last) < 1e-9, (found.group(2), last)
+    assert done.stdout.split("sample at temperature 0.7:\n", 1)[1].removesuffix("\n") == sample
+    lab.set_slider("gl-ch7-temp", 1.0)

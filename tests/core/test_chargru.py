@@ -411,3 +411,30 @@ def test_temperature_reshapes_the_next_character_distribution():
         draws = Counter(m.sample(1, temperature=T, rng=rng, prefix="th") for _ in range(3000))
         got = np.array([draws[c] for c in m.vocab]) / 3000
         assert 0.5 * np.abs(got - want).sum() < 0.05, T              # total variation
+
+
+# --- what the live lab shows (chapter 7) ------------------------------------------------------------
+
+def test_last_loss_is_the_last_chunk_computed_a_refused_one_included():
+    m = CharGRU()
+    assert math.isnan(m.last_loss)
+    stats = m.step(7)
+    assert m.last_loss == stats.loss[-1]
+    m.reset()
+    assert math.isnan(m.last_loss)
+    hot = CharGRU(lr=5.0)
+    stats = hot.step(100)
+    assert stats.diverged and hot.last_loss == stats.loss[-1] and not hot.last_loss <= hot.divergence_loss
+
+
+def test_sample_preview_depends_on_the_model_and_its_step_only():
+    a, b, c = CharGRU(seed=3), CharGRU(seed=3), CharGRU(seed=3)
+    for m in (a, b, c):
+        m.step(20)
+    b.sample(50)                                                    # b's own generator moved on
+    assert a.sample_preview(100) == b.sample_preview(100) == a.sample_preview(100)
+    assert a.sample(40) == c.sample(40)                             # a's own generator untouched
+    text = a.sample_preview(100)
+    a.step(1)
+    assert a.sample_preview(100) != text
+    assert CharGRU(seed=4).sample_preview(100) != CharGRU(seed=3).sample_preview(100)

@@ -3,12 +3,13 @@
 Controls by what they invalidate:
 - temperature: only the next sample;
 - learning rate: the optimiser's step size, set on the running model;
-- hidden size, corpus (Apply), Reset: a new model (or the same one re-initialised), curves cleared.
+- hidden size, seed, corpus (Apply, or a text file), Reset, a loaded model file: a new model (or
+  the same one re-initialised), curves cleared.
 
 Train / Pause / Step / Reset and the tick scheduler are app.widgets.live_loop's. While training,
 each view is pushed at its own pace (PUSH_EVERY: the loss curve every tick, ~20/s; the gates at
 most 10/s; the stats ~4/s; a new sample ~1/s); when training stops, everything is pushed at once,
-the stats first. Sampled and typed text reaches the page only through html.escape.
+the stats first. Typed and sampled text reach the page only through html.escape. Files: .files.
 """
 import html
 import math
@@ -17,13 +18,13 @@ import panel as pn
 import param
 
 from app.chapters.base import ChapterViewer
-from app.chapters.ch7_live.text import messages_html, sample_head_html, stats_html
+from app.chapters.ch7_live.files import ChapterFiles
+from app.chapters.ch7_live.text import CURVE_LINES, SAMPLE_CSS, messages_html, sample_head_html, stats_html
 from app.widgets.figures import Heatmaps
 from app.widgets.streaming import StreamingCurve
 from app.widgets.live_loop import LiveLoop, View
 from app.widgets.page import HTMLBox, card, html_pane, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_fixed
+from content import fmt_fixed, fmt_sig
 from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU
 from gleam.smoothing import EMA_DECAY
@@ -32,15 +33,8 @@ from gleam.smoothing import EMA_DECAY
 # out every tick, the gates every third, the stats every sixth)
 PUSH_EVERY = {"stats": 0.24, "loss": 0.03, "gates": 0.1, "sample": 0.95}
 SAMPLE_CHARS = 240
-SEED = 0
 CHOOSE = "(choose an experiment)"
 EXPERIMENTS = {x["name"]: x for x in examples.chapter7_experiments()}
-SAMPLE_CSS = (".gl-ch7-sample { white-space: pre-wrap; font-family: var(--gl-mono); "
-              "background: var(--gl-sunken); border: 1px solid var(--gl-border); border-radius: 6px; "
-              "padding: 8px; min-height: 4.5em; overflow-wrap: anywhere; }")
-# the chance label above its line, the unigram one (always lower) below its own: they never overlap
-CURVE_LINES = {"chance": ("chance ln V", PALETTE.negative, "dashed", "above"),
-               "unigram": ("unigram", PALETTE.secondary, "dotted", "below")}
 
 
 class LiveLabChapter(ChapterViewer):
@@ -54,13 +48,16 @@ class LiveLabChapter(ChapterViewer):
     hidden = param.Selector(default=32, objects=[4, 16, 32, 64, 128], label="Hidden size H")
     temperature = param.Number(default=1.0, bounds=(0.1, 2.0), step=0.05, label="Temperature")
     corpus = param.String(default=DEFAULT_CORPUS, label="Corpus")
+    seed = param.Integer(default=0, bounds=(0, 2**31 - 1), allow_None=True, label="Seed",
+                         doc="The random seed of the initial weights (a new model when changed).")
     experiment = param.Selector(default=CHOOSE, objects=[CHOOSE, *EXPERIMENTS], label="Experiment")
-    error = param.String(default="", doc="Why the last corpus / setting was refused.")
+    error = param.String(default="", precedence=-1, doc="Why the last corpus / setting was refused.")
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=SEED)
-        self._note, self._presetting, self._restoring = "", False, False
+        self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=self.seed)
+        self._note, self._file_note, self._presetting, self._restoring = "", "", False, False
+        self.files = ChapterFiles(self)
         self._sample_text, self._sample_steps, self._gates_shown = "", None, None
         self._stats = HTMLBox(min_height=60, css_classes=["gl-ch7-stats"])
         self._sample = HTMLBox(min_height=90, css=SAMPLE_CSS)
@@ -88,6 +85,7 @@ class LiveLabChapter(ChapterViewer):
                                     step=0.01, width=300),
             w.Select.from_param(self.param.hidden, label="Hidden size H", css_classes=["gl-ch7-hidden"],
                                 width=300),
+            w.IntInput.from_param(self.param.seed, label="Seed", css_classes=["gl-ch7-seed"], width=300),
             w.FloatSlider.from_param(self.param.temperature, label="Temperature",
                                      css_classes=["gl-ch7-temp"], width=300),
             w.Select.from_param(self.param.experiment, label="Experiment",
@@ -96,7 +94,7 @@ class LiveLabChapter(ChapterViewer):
                                        height=170, width=300),
             w.Button.from_param(self.param.apply_corpus, label="Apply corpus",
                                 css_classes=["gl-ch7-apply"], width=300),
-            width=320)
+            *self.files.controls(), width=320)
         views = pn.Column(
             self._stats.pane,
             pn.pane.Bokeh(self._curve.fig, sizing_mode="stretch_width"),
@@ -106,13 +104,12 @@ class LiveLabChapter(ChapterViewer):
         return card(wrap_row(controls, views, basis=420), layout=pn.Column)
 
     # ------------------------------------------------------------ what the page shows
-    @property
-    def model(self):
-        return self._model
+    model = property(lambda self: self._model, doc="the CharGRU the page trains")
 
     def values(self):
         loop, model = self.loop, self._model
-        last = loop.last_stats.loss[-1] if loop.last_stats is not None and loop.last_stats.n else math.nan
+        last = model.last_loss          # of the last chunk computed (a refused one included)
+        last_text = fmt_sig(last, 12) if math.isfinite(last) else "not a finite number"
         pending = ("" if self.corpus == model.corpus else
                    "The corpus box holds text that is not in use yet: press Apply corpus to train on it.")
         out = {"ch7.steps": str(model.steps),
@@ -120,10 +117,11 @@ class LiveLabChapter(ChapterViewer):
                "ch7.status": loop.status, "ch7.error": self.error,
                "ch7.chance": fmt_fixed(model.chance_loss, 3),
                "ch7.unigram": fmt_fixed(model.unigram_loss, 3),
-               "ch7.pending": pending, "ch7.experiment": self._note,
-               "ch7.temperature": fmt_fixed(self.temperature, 2)}
+               "ch7.pending": pending, "ch7.experiment": self._note, "ch7.file": self._file_note,
+               "ch7.temperature": fmt_fixed(self.temperature, 2), "ch7.seed": str(model.seed),
+               "ch7.last_loss": "—" if math.isnan(last) and not model.diverged else last_text}
         if loop.status == "diverged":  # the chunk that diverged (the EMA lags behind it)
-            out["ch7.diverged_loss"] = fmt_fixed(last, 3) if math.isfinite(last) else "not a finite number"
+            out["ch7.diverged_loss"] = fmt_fixed(last, 3) if math.isfinite(last) else last_text
         return out
 
     def sample_text(self):
@@ -136,7 +134,16 @@ class LiveLabChapter(ChapterViewer):
     @param.depends("hidden", watch=True)
     def _on_hidden(self):
         if not self._presetting:
-            self._replace_model(self._model.corpus)
+            self.replace_model(self._model.corpus)
+
+    @param.depends("seed", watch=True)
+    def _on_seed(self):
+        if self._presetting:
+            return
+        if self.seed is not None:
+            return self.replace_model(self._model.corpus)
+        self._set_controls(seed=self._model.seed)    # the box was emptied: it shows the seed in use
+        self.say(error=f"Seed not applied (the box was empty); the model keeps seed = {self._model.seed}.")
 
     @param.depends("corpus", watch=True)
     def _on_corpus(self):
@@ -144,7 +151,7 @@ class LiveLabChapter(ChapterViewer):
 
     @param.depends("apply_corpus", watch=True)
     def _on_apply(self):
-        self._replace_model(self.corpus)
+        self.replace_model(self.corpus)
 
     @param.depends("lr", watch=True)
     def _on_lr(self):
@@ -154,15 +161,9 @@ class LiveLabChapter(ChapterViewer):
             self._model.lr = self.lr
         except ValueError as e:
             why = "the box was empty" if self.lr is None else str(e)
-            self.error = f"Learning rate not applied ({why}); training goes on at lr = {self._model.lr:g}."
-            self._restoring = True     # the box shows the rate in use again
-            try:
-                self.lr = self._model.lr
-            finally:
-                self._restoring = False
-        else:
-            self.error = ""
-        self._refresh_stats()
+            self._set_controls(lr=self._model.lr)   # the box shows the rate in use again
+            return self.say(error=f"Learning rate not applied ({why}); training goes on at lr = {self._model.lr:g}.")
+        self.say(error="")
 
     @param.depends("temperature", watch=True)
     def _on_temperature(self):
@@ -178,31 +179,51 @@ class LiveLabChapter(ChapterViewer):
         training = self.loop.training
         self.loop.training = False
         self._note = f"What to expect: {x['symptom']}. Why: {x['cause']}."
-        self._presetting = True        # one new model below, not one per control
-        try:
-            self.param.update(lr=x["lr"], hidden=x["hidden"], temperature=x["temperature"],
-                              corpus=x["corpus"] or DEFAULT_CORPUS)
-        finally:
-            self._presetting = False
-        self._replace_model(self.corpus)
+        self._set_controls(lr=x["lr"], hidden=x["hidden"], temperature=x["temperature"],
+                           corpus=x["corpus"] or DEFAULT_CORPUS)   # one new model below, not one each
+        self.replace_model(self.corpus)
         self.loop.training = training
 
-    def _replace_model(self, corpus):
-        """A new model on `corpus` with the current H and lr; on a ValueError keep the old one."""
+    def replace_model(self, corpus, refused="Corpus not applied", show_settings=False):
+        """A new model on `corpus` with the current H, lr and seed (returned); on a ValueError the
+        old one stays and `refused` says so, with why."""
         try:
-            model = CharGRU(corpus, hidden=self.hidden, lr=self.lr, seed=SEED)
+            model = CharGRU(corpus, hidden=self.hidden, lr=self.lr, seed=self.seed)
         except ValueError as e:
-            self.error = f"Corpus not applied: {e}. The previous model is kept."
-            self._refresh_stats()
-            return
-        self._model = model
-        self.error = ""
+            return self.say(error=f"{refused}: {e}. The previous model is kept.")
+        self.install(model, show_settings)
+        return model
+
+    def _set_controls(self, **values):
+        """Show values in the controls without acting on them (no new model, no new rate)."""
+        self._presetting = self._restoring = True
+        try:
+            self.param.update(**values)
+        finally:
+            self._presetting = self._restoring = False
+
+    def say(self, error=None, file=None):
+        """Show why something was refused (the model in use stays) and/or a note on files."""
+        self.error = self.error if error is None else error
+        self._file_note = self._file_note if file is None else file
+        self._refresh_stats()
+
+    def install(self, model, show_settings=False):
+        """Train `model` from now on. show_settings: the controls take its corpus, H, lr and seed
+        (an uploaded corpus, a loaded model), and an experiment's note no longer applies."""
+        if show_settings:
+            self._set_controls(corpus=model.corpus, hidden=model.H, lr=model.lr, seed=model.seed,
+                               experiment=CHOOSE)
+            self._note = ""
+        self._model, self.error = model, ""
         self._gates.resize(model.H, model.K)
         self.loop.replace(model)
+        if model.diverged:             # a loaded model that had diverged stays diverged
+            self.loop.param.update(training=False, status="diverged")
 
     # ------------------------------------------------------------ views
     def _restart_views(self):
-        model = self._model
+        model, self._file_note = self._model, ""      # (a note on a file is about the model before)
         self._curve.restart(model.chance_loss, {"chance": model.chance_loss, "unigram": model.unigram_loss})
         self._show_gates(model.step(0))
         self._refresh_sample()
@@ -219,7 +240,7 @@ class LiveLabChapter(ChapterViewer):
 
     def _refresh_sample(self):
         self._sample_steps = self._model.steps
-        self._sample_text = self._model.sample(SAMPLE_CHARS, temperature=self.temperature)
+        self._sample_text = self._model.sample_preview(SAMPLE_CHARS, temperature=self.temperature)
         self._sample.object = f'<div class="gl-ch7-sample">{html.escape(self._sample_text)}</div>'
 
     def _refresh_stats(self):

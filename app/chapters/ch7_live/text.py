@@ -1,13 +1,22 @@
 """Chapter 7's text panes: the line of figures above the curve, the messages under it, the
-header of the sampled text. Every value is a `gv` span (the tests read them); everything a learner
+header of the sampled text (and the styles of the sample and the curve's reference lines). Every value is a `gv` span (the tests read them); everything a learner
 typed or the model wrote goes through html.escape."""
 import html
 
 from app.widgets.page import gv
+from app.widgets.theme import PALETTE
+
+SAMPLE_CSS = (".gl-ch7-sample { white-space: pre-wrap; font-family: var(--gl-mono); "
+              "background: var(--gl-sunken); border: 1px solid var(--gl-border); border-radius: 6px; "
+              "padding: 8px; min-height: 4.5em; overflow-wrap: anywhere; }")
+# the chance label above its line, the unigram one (always lower) below its own: they never overlap
+CURVE_LINES = {"chance": ("chance ln V", PALETTE.negative, "dashed", "above"),
+               "unigram": ("unigram", PALETTE.secondary, "dotted", "below")}
 
 
 def stats_html(v, status, rate, H, V, lr):
-    """The figures line: status, steps, EMA loss, baselines, then the model's settings."""
+    """The figures line: status, steps, EMA and last chunk's loss, baselines, then the model's
+    settings."""
     speed = f" · {rate:,.0f} steps/s" if status == "training" and rate else ""
     parts = [
         f"status: <b>{gv('ch7.status', v['ch7.status'], f'gl-status-{status}')}</b>",
@@ -15,7 +24,9 @@ def stats_html(v, status, rate, H, V, lr):
         f"loss (EMA): {gv('ch7.loss', v['ch7.loss'])} nats",
         f"chance ln V: {gv('ch7.chance', v['ch7.chance'])} (V = {V})",
         f"unigram: {gv('ch7.unigram', v['ch7.unigram'])}",
-        f"<span class='gl-note'>H = {H} · lr = {html.escape(f'{lr:g}')}{speed}</span>",
+        f"last chunk: {gv('ch7.last_loss', v['ch7.last_loss'])}",
+        f"<span class='gl-note'>H = {H} · lr = {html.escape(f'{lr:g}')} · "
+        f"seed = {gv('ch7.seed', v['ch7.seed'])}{speed}</span>",
     ]
     return " &nbsp;·&nbsp; ".join(parts)
 
@@ -31,6 +42,7 @@ def messages_html(v, divergence_factor, divergence_loss):
     out += f"<div class='gl-error'>{gv('ch7.error', v['ch7.error'])}</div>"
     out += f"<div class='gl-note'>{gv('ch7.pending', v['ch7.pending'])}</div>"
     out += f"<div class='gl-note'>{gv('ch7.experiment', v['ch7.experiment'])}</div>"
+    out += f"<div class='gl-note'>{gv('ch7.file', v['ch7.file'])}</div>"
     return out
 
 

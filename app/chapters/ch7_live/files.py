@@ -1,0 +1,110 @@
+"""Chapter 7's files: your own text from a file, the model saved and loaded, the run taken home as
+a script.
+
+gleam reads and checks every file (gleam.chargru.decode_corpus, CharGRU.from_bytes): a refused
+one is said in `ch7.error`, the model in use stays, and nothing from the file reaches the page
+but escaped text. A file is read once both its bytes and its name have arrived (the static site's
+worker gets them one at a time); then a new, empty input takes the old one's place, so that the
+next file, even one of the same name, is news on both sides (an input emptied from Python keeps
+its old name in the worker's copy of the page).
+"""
+import io
+
+import panel as pn
+
+from app.widgets.page import html_pane
+from gleam.chargru import MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, CharGRU, decode_corpus, export_script
+
+UPLOAD_NOTE = (f"…or your own text: a UTF-8 .txt file of at most {MAX_FILE_BYTES:,} bytes "
+               f"(and {MAX_CORPUS_CHARS:,} characters, {MAX_VOCAB} distinct ones).")
+MODEL_NOTE = ("Keep the model: Save writes everything needed to continue exactly (a NumPy .npz); "
+              "Load continues from such a file; Export writes a Python + NumPy script that trains "
+              "this run again.")
+
+
+class ChapterFiles:
+    """The file widgets of a LiveLabChapter, and what they do to it."""
+
+    def __init__(self, chapter):
+        self.chapter = chapter
+        w = pn.widgets
+        self._inputs = {"upload": pn.Column(sizing_mode="fixed", width=310, margin=0),
+                        "load": pn.Column(sizing_mode="fixed", width=310, margin=0)}
+        for kind in self._inputs:
+            self._new_input(kind)
+        self.save = w.FileDownload(callback=self._save, filename="chargru.npz", label="Save model",
+                                   css_classes=["gl-ch7-save"], width=145, margin=(5, 4, 5, 10))
+        self.export = w.FileDownload(callback=self._export, filename="chargru.py", label="Export script",
+                                     css_classes=["gl-ch7-export"], width=145, margin=(5, 4))
+
+    def controls(self):
+        """The widgets in the order the page shows them, each with a line saying what it takes."""
+        note = lambda text: html_pane(f"<span class='gl-note'>{text}</span>", sizing_mode="fixed",  # noqa: E731
+                                      width=300)
+        return [note(UPLOAD_NOTE), self._inputs["upload"], note(MODEL_NOTE),
+                pn.Row(self.save, self.export, sizing_mode="fixed", width=310),
+                note("Load a saved model (.npz):"), self._inputs["load"]]
+
+    # ------------------------------------------------------------ reading a file
+    def _new_input(self, kind):
+        """A new, empty file input of `kind` ("upload": a .txt corpus, "load": a saved model)."""
+        widget = pn.widgets.FileInput(accept=".txt" if kind == "upload" else ".npz",
+                                      css_classes=[f"gl-ch7-{kind}"], width=300)
+        read = self._on_upload if kind == "upload" else self._on_load
+        widget.param.watch(lambda *events: self._arrived(widget, kind, read), ["value", "filename"])
+        self._inputs[kind][:] = [widget]
+
+    def _arrived(self, widget, kind, read):
+        if widget.value is None or not widget.filename or widget not in self._inputs[kind]:
+            return
+        data, name = widget.value, repr(str(widget.filename))   # (the page shows the name escaped)
+        self._new_input(kind)          # first: what the file brings about shows after the new input
+        read(data, name)
+
+    def _on_upload(self, data, name):
+        refused = f"File {name} not used as the corpus"
+        try:
+            text = decode_corpus(data)
+        except ValueError as e:
+            self.chapter.say(error=f"{refused}: {e}. The previous model is kept.")
+        else:
+            model = self.chapter.replace_model(text, refused=refused, show_settings=True)
+            if model is not None:
+                self.chapter.say(file=f"Training on the text of {name}: {len(text):,} "
+                                      f"characters, V = {model.V}.")
+
+    def _on_load(self, data, name):
+        what = f"File {name}"
+        try:
+            model = CharGRU.from_bytes(data)
+            self._fits_the_page(model)
+        except ValueError as e:
+            self.chapter.say(error=f"{what} not loaded: {e}. The current model is kept.")
+        else:
+            self.chapter.install(model, show_settings=True)
+            self.chapter.say(file=f"{what} loaded: the model after {model.steps:,} steps "
+                                  f"(H = {model.H}, V = {model.V}, seed {model.seed}).")
+
+    def _fits_the_page(self, model):
+        """ValueError unless the page's controls can show the model's settings."""
+        hidden, (low, high) = self.chapter.param.hidden.objects, self.chapter.param.seed.bounds
+        if model.H not in hidden:
+            raise ValueError(f"its H = {model.H}; this page trains H = {', '.join(map(str, hidden))}")
+        if not low <= model.seed <= high:
+            raise ValueError(f"its seed {model.seed} is outside this page's {low} … {high:,}")
+
+    # ------------------------------------------------------------ writing a file
+    def _save(self):
+        model = self.chapter.model
+        self.save.filename = f"chargru-{model.steps}-steps.npz"
+        data = model.to_bytes()
+        self.chapter.say(file=f"Saved the model after {model.steps:,} steps as {self.save.filename}.")
+        return io.BytesIO(data)
+
+    def _export(self):
+        model = self.chapter.model
+        self.export.filename = f"chargru_{model.steps}_steps.py"
+        script = export_script(model, temperature=self.chapter.temperature)
+        self.chapter.say(file=f"Exported {self.export.filename}: run it with Python and NumPy, it "
+                              f"trains these {model.steps:,} steps again and prints the losses.")
+        return io.BytesIO(script.encode("utf-8"))
