@@ -1,9 +1,15 @@
 """The lab: a table of contents and one chapter area that swaps chapters in place.
 
 The chapters are app.chapters' registry. Each chapter's Viewer is built the first time it is
-visited and kept, so chapter 7's model and its training state survive a visit elsewhere. The
-current chapter is mirrored in the URL query (`?chapter=4`), so a deep link opens a chapter and
-the back button of the page stays meaningful.
+visited and kept, so chapter 7's model and its training state survive a visit elsewhere.
+
+The page URL carries what is on screen: `?chapter=3&rho=1.2&gamma=0.6` — the chapter and every
+control of it away from its default (app.widgets.url_state; URL names from the chapter), plus
+`embed=1` (no table of contents) or `embed=widget` (the interactive part alone) and `hide=a,b`
+(controls not shown, held at their values). A control's change rewrites the query in place; a
+change of chapter adds a history entry, and Back/Forward show the entry's chapter and controls
+(url_state.NAVIGATION_JS). What a link carries but cannot be used is named in one line above the
+chapter (`lab.message`) and dropped from the URL.
 
 The chapter a Lab opens on is known before anything is built (see `initial_chapter`), so a deep
 link builds and renders its chapter once, not chapter 0 first.
@@ -18,6 +24,8 @@ import param
 
 import content
 from app import chapters
+from app.widgets import url_state
+from app.widgets.page import gv, html_pane
 from app.widgets.theme import variables_css
 
 TOC_CSS = """
@@ -28,6 +36,7 @@ TOC_STYLES = {"background": "var(--gl-sunken)", "border-right": "1px solid var(-
               "height": "100vh", "position": "sticky", "top": "0", "overflow-y": "auto"}
 MASTHEAD = ("<b>Recurrent networks</b><br>"
             "<span style='color: var(--gl-muted)'>an interactive lab</span>")
+EMBED_MODES = {"1": "page", "true": "page", "yes": "page", "widget": "widget"}
 
 
 def _query_value(search, key):
@@ -45,10 +54,15 @@ def _page_query(location):
     return search
 
 
+def embed_mode(location=None):
+    """"" (the whole lab), "page" (`?embed=1`: the chapter without the table of contents) or
+    "widget" (`?embed=widget`: the chapter's interactive part alone), for a course page's iframe."""
+    return EMBED_MODES.get(_query_value(_page_query(location), "embed") or "", "")
+
+
 def embedded(location=None):
-    """True for `?embed=1`: the chapter alone, without the table of contents (for a course
-    page that shows one chapter in an iframe)."""
-    return _query_value(_page_query(location), "embed") in ("1", "true", "yes")
+    """True for an embed (`?embed=1` or `?embed=widget`): no table of contents."""
+    return embed_mode(location) != ""
 
 
 def initial_chapter(location=None):
@@ -56,9 +70,9 @@ def initial_chapter(location=None):
 
     In order: the page's `?chapter=` as pn.state.location has it (panel serve fills it from the
     request); in Pyodide, the worker's own URL (the static site's page starts its worker as
-    `main.js?chapter=7`, because pn.state.location only learns the page's URL after the first
-    render); the environment variable GLEAM_CHAPTER (build.py pre-renders each chapter's page
-    this way); else "0".
+    `main.js?chapter=7&…` with the page's whole query, because pn.state.location only learns the
+    page's URL after the first render); the environment variable GLEAM_CHAPTER (build.py
+    pre-renders each chapter's page this way); else "0".
     """
     wanted = _query_value(_page_query(location), "chapter")
     if wanted is None:
@@ -80,15 +94,29 @@ class Lab(pn.viewable.Viewer):
     embed = param.Boolean(default=False, doc="""
         Show the chapter alone, without the table of contents (`?embed=1`).""")
 
-    def __init__(self, **params):
-        location = pn.state.location if pn.state.curdoc is not None else None
+    widget_only = param.Boolean(default=False, doc="""
+        Show only the chapter's interactive part: no contents, title or prose (`?embed=widget`).""")
+
+    message = param.String(default="", precedence=-1, doc="""
+        What the page's URL asked for and could not be applied (shown above the chapter).""")
+
+    def __init__(self, location=None, **params):
+        """`location`: a panel Location (default: pn.state.location in a session)."""
+        if location is None and pn.state.curdoc is not None:
+            location = pn.state.location
+        search = _page_query(location)
         if "chapter" not in params:
             params["chapter"] = initial_chapter(location)
-        if "embed" not in params:
-            params["embed"] = embedded(location)
+        mode = embed_mode(location)
+        params.setdefault("widget_only", mode == "widget")
+        params.setdefault("embed", mode != "" or params["widget_only"])
         super().__init__(**params)
         self._views = {}
         self._nav = {}
+        self._location = location
+        self._applying = False       # controls are being set from the URL: write it once, after
+        self._written = None         # the query this Lab wrote last
+        self._hide = []              # the URL names hidden (the first chapter's, in an embed)
         for cid in chapters.chapter_ids():
             button = pn.widgets.Button(label=_nav_label(cid), css_classes=["gl-nav", f"gl-nav-{cid}"],
                                        color="light", stylesheets=[TOC_CSS],
@@ -97,15 +125,21 @@ class Lab(pn.viewable.Viewer):
             self._nav[cid] = button
         toc = pn.Column(pn.pane.HTML(MASTHEAD, margin=(10, 10, 6, 10)), *self._nav.values(), width=250,
                         css_classes=["gl-toc"], visible=not self.embed, styles=TOC_STYLES)
+        self._message = html_pane(self._message_html(), css_classes=["gl-lab-message"], margin=(4, 34, 0, 34))
         self._main = pn.Column(sizing_mode="stretch_width", margin=(0, 24), css_classes=["gl-main"])
-        self._layout = pn.Row(toc, self._main, sizing_mode="stretch_width", stylesheets=[variables_css()])
-        self._location = location
-        if self._location is not None:  # later changes of ?chapter= (the page's URL) switch chapters
+        self._layout = pn.Row(toc, pn.Column(self._message, self._main, sizing_mode="stretch_width"),
+                              sizing_mode="stretch_width", stylesheets=[variables_css()])
+        pairs, too_long = url_state.parse_query(search)
+        self._apply(pairs, too_long, first=True)       # builds the initial chapter, once
+        if self._location is not None:  # Back/Forward (and the page's own URL, once rendered)
             self._location.param.watch(self._from_url, "search")
-        self._show()                    # builds the initial chapter, once
+            self._location.param.watch(lambda event: self._refresh_links(), "href")
+        if pn.state.curdoc is not None:
+            url_state.install_navigation(pn.state.curdoc)
 
     # ------------------------------------------------------------ navigation
     def _go(self, chapter_id, event=None):
+        self.message = ""
         self.chapter = chapter_id
 
     def built_chapters(self):
@@ -115,7 +149,11 @@ class Lab(pn.viewable.Viewer):
     def view(self, chapter_id):
         """The (cached) Viewer of a chapter, built on first use."""
         if chapter_id not in self._views:
-            self._views[chapter_id] = chapters.make_viewer(chapter_id)
+            viewer = self._views[chapter_id] = chapters.make_viewer(chapter_id)
+            viewer.show_widget_only(self.widget_only)
+            names = list(viewer.url_controls())
+            if names:
+                viewer.param.watch(partial(self._control_changed, chapter_id), names)
         return self._views[chapter_id]
 
     @param.depends("chapter", watch=True)
@@ -126,21 +164,82 @@ class Lab(pn.viewable.Viewer):
         for cid, button in self._nav.items():
             button.color = "primary" if cid == self.chapter else "light"
         self._main.objects = [self.view(self.chapter)]
-        self._to_url()
+        if not self._applying:
+            self._to_url()
+
+    def _control_changed(self, chapter_id, *events):
+        if not self._applying and chapter_id == self.chapter:
+            self._to_url()
 
     # ------------------------------------------------------------ URL query
+    def _apply(self, pairs, too_long="", first=False):
+        """Show what a URL's query asks for: its chapter with its controls (the others at their
+        defaults); say what was refused; write the URL back without it."""
+        query, refused = dict(pairs), [too_long] if too_long else []
+        wanted = query.get("chapter")
+        if wanted is not None and wanted not in self.param.chapter.objects:
+            refused.append(f"chapter={url_state.short(wanted)} (no such chapter)")
+        cid = wanted if wanted in self.param.chapter.objects and not first else self.chapter
+        controls = [(k, v) for k, v in pairs if k not in url_state.RESERVED]
+        if wanted not in (None, cid) and controls:        # they were meant for another chapter
+            refused.append(f"{len(controls)} setting(s) of that chapter")
+            controls = []
+        self._applying = True
+        try:
+            viewer = self.view(cid)
+            refused += viewer.apply_url(controls)
+            if first and query.get("hide"):
+                asked = [h for h in query["hide"].split(",") if h]
+                unknown = viewer.hide_controls(asked)
+                self._hide = [h for h in asked if h not in unknown]
+                refused += [f"hide={url_state.short(h)} (no such control in this chapter)" for h in unknown]
+            if first:
+                self._show()
+            else:
+                self.chapter = cid
+        finally:
+            self._applying = False
+        self.message = f"Not applied from the link: {'; '.join(refused)}." if refused else ""
+        self._to_url()
+
     def _from_url(self, event=None):
-        wanted = _query_value(self._location.search, "chapter")
-        if wanted in self.param.chapter.objects and wanted != self.chapter:
-            self.chapter = wanted
+        search = self._location.search or ""
+        if search != self._written:
+            self._apply(*url_state.parse_query(search))
+
+    def url_pairs(self):
+        """The query of what is on screen, as (key, text) pairs."""
+        pairs = [("chapter", self.chapter)]
+        if self.embed:
+            pairs.append(("embed", "widget" if self.widget_only else "1"))
+        if self._hide and self.chapter in self._views and self.built_chapters()[0] == self.chapter:
+            pairs.append(("hide", ",".join(self._hide)))
+        controls = self.view(self.chapter).url_query()
+        while controls and len(url_state.query_string(pairs + controls)) > url_state.MAX_QUERY:
+            controls.remove(max(controls, key=lambda kv: len(kv[1])))    # what cannot be read back
+        return pairs + controls
 
     def _to_url(self):
-        if self._location is None:
+        pairs = self.url_pairs()
+        self._written = url_state.query_string(pairs)
+        if self._location is not None and self._location.search != self._written:
+            self._location.search = self._written
+        self._refresh_links(pairs)
+
+    def _refresh_links(self, pairs=None):
+        viewer = self._views.get(self.chapter)
+        if viewer is None or viewer.share is None:
             return
-        query = urllib.parse.parse_qs((self._location.search or "").lstrip("?"))
-        if query.get("chapter", [None])[0] != self.chapter:
-            query["chapter"] = [self.chapter]
-            self._location.search = "?" + urllib.parse.urlencode(query, doseq=True)
+        loc = self._location
+        href = (getattr(loc, "href", "") or "").split("#")[0].split("?")[0]
+        viewer.share.set_link(href or getattr(loc, "pathname", "") or "", pairs or self.url_pairs())
+
+    @param.depends("message", watch=True)
+    def _show_message(self):
+        self._message.object = self._message_html()
+
+    def _message_html(self):
+        return f'<div class="gl-error">{gv("lab.message", self.message)}</div>'
 
     def __panel__(self):
         return self._layout

@@ -237,6 +237,38 @@ DEEP_LINK_SCRIPT = """<script>
     return {{chapter: page, workerQuery: "?" + query.toString()}};
   }})();
 </script>"""
+# Also first in every page's <head>: an embed (`?embed=1`, or `?embed=widget` with `hide=a,b`)
+# must not show what it leaves out -- the table of contents; for a widget alone also the title,
+# the prose, the link tools and the hidden controls -- during the seconds Python takes to start.
+# Before BokehJS renders the pre-rendered document (on DOMContentLoaded; this listener is added
+# first), the models carrying those css classes are made invisible in the document's JSON.
+EMBED_SCRIPT = """<script>
+  // Added by build.py: an embed hides the same parts in the pre-rendered page as app.lab does.
+  (function (page) {
+    var query = new URLSearchParams(window.location.search), embed = query.get("embed");
+    if (["1", "true", "yes", "widget"].indexOf(embed) < 0) return;
+    var hidden = ["gl-toc"];
+    if (embed === "widget") {
+      hidden.push("gl-title", "gl-prose");
+      ["link", "embed", "embed-hide"].forEach(function (n) { hidden.push("gl-ch" + page + "-" + n); });
+      (query.get("hide") || "").split(",").forEach(function (n) { if (n) hidden.push("gl-ch" + page + "-" + n); });
+    }
+    var walk = function (node) {
+      if (node === null || typeof node !== "object") return;
+      var attrs = node.attributes;
+      if (node.type === "object" && attrs && Array.isArray(attrs.css_classes)
+          && attrs.css_classes.some(function (c) { return hidden.indexOf(c) >= 0; })) attrs.visible = false;
+      for (var key in node) walk(node[key]);
+    };
+    document.addEventListener("DOMContentLoaded", function () {
+      document.querySelectorAll('script[type="application/json"]').forEach(function (el) {
+        try { var docs = JSON.parse(el.textContent); } catch (e) { return; }
+        walk(docs);
+        el.textContent = JSON.stringify(docs);
+      });
+    });
+  })(__PAGE__);
+</script>"""
 PAGE_PREFIX = "chapter-"
 WORKER_RE = r'new Worker\("\./([\w.-]+\.js)"\)'
 
@@ -246,11 +278,12 @@ def page_name(chapter: str) -> str:
 
 
 def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
-    """Mark `html` as chapter `chapter`'s page: the redirect/worker-query script, and the worker
-    started with the chapter in its URL."""
+    """Mark `html` as chapter `chapter`'s page: the redirect/worker-query script, the embed
+    script, and the worker started with the chapter in its URL."""
     if chapter not in chapters or any(not re.fullmatch(r"[\w-]+", c) for c in chapters):
         raise BuildError(f"chapter ids must be plain names: {chapter!r} in {chapters}")
-    script = DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX)
+    script = (DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX)
+              + "\n" + EMBED_SCRIPT.replace("__PAGE__", json.dumps(chapter)))
     html = _sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
                      "the page's <meta charset> (to put the deep-link script first)")
     return _sub_once(WORKER_RE, lambda m: f'new Worker("./{m.group(1)}" + glPage.workerQuery)', html,

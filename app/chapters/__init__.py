@@ -1,7 +1,8 @@
 """The chapter registry: chapter id -> "module:Class" of its Viewer, in reading order.
 
 Imports stay lazy: a chapter's module (and whatever it imports) costs nothing until the chapter
-is shown. Adding a chapter is one module here and one line below.
+is shown. Adding a chapter is one module here and one line below; its controls are then in the
+page URL, in embeds and under Reset to defaults with nothing else to write (app.chapters.base).
 """
 import importlib
 

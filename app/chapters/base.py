@@ -4,16 +4,41 @@ A chapter is a `ChapterViewer`: its id as a class attribute, its parameters and 
 `widget()` that lays out its interactive part, and `values()`, the texts of the value spans the
 page shows (the surface the tests read, in Python and in the browser). The page around the
 widget — title, card, prose — is laid out once, here, the first time the chapter is shown.
+
+Its controls are its parameters that are not Events and not marked `precedence=-1`
+(app.widgets.url_state): their values go into the page URL, and the base class gives every
+chapter with controls Reset to defaults, Copy link and Copy embed snippet (app.widgets.share).
+A chapter makes each control's widget with `self.control(name, WidgetClass, **kwargs)`, so the
+base class knows it (to hide it in an embed) and its css class is `gl-ch{id}-{URL name}`.
+The defaults are what a new viewer opens with, whatever its constructor set.
 """
+import param
 import panel as pn
 
+import content
+from app.widgets import url_state
 from app.widgets.page import chapter_page
+from app.widgets.share import ShareTools
 
 
-class ChapterViewer(pn.viewable.Viewer):
+class _OpensWithDefaults(type(pn.viewable.Viewer)):
+    """Records a new chapter's control values, once its whole constructor has run."""
+
+    def __call__(cls, *args, **kwargs):
+        viewer = super().__call__(*args, **kwargs)
+        viewer._defaults = {name: _copy(getattr(viewer, name)) for name in url_state.controls(viewer)}
+        return viewer
+
+
+def _copy(value):
+    return list(value) if isinstance(value, list) else value
+
+
+class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
     """One chapter of the lab: title, interactive part, prose."""
 
     chapter_id = ""    # the chapter's id ("1", "memory", ...); "" for a class that serves several
+    url_names = {}     # parameter name -> a shorter name for the URL (read only: never mutated)
 
     def __init__(self, chapter_id=None, **params):
         own = type(self).chapter_id
@@ -24,6 +49,10 @@ class ChapterViewer(pn.viewable.Viewer):
         super().__init__(**params)
         self.chapter_id = own or chapter_id
         self._page = None
+        self._widgets = {}           # parameter name -> the widget made by control()
+        self._hidden = set()         # parameter names hidden (an embed with hide=...)
+        self._widget_only = False
+        self.share = None            # the Reset / Copy link / Copy embed row (a chapter with controls)
 
     def widget(self):
         """The chapter's interactive part (None: the chapter is prose only)."""
@@ -36,7 +65,131 @@ class ChapterViewer(pn.viewable.Viewer):
     def leave(self):
         """The learner moved to another chapter: stop anything running in the background."""
 
+    # ------------------------------------------------------------ controls
+    def control(self, parameter, widget_type, **kwargs):
+        """`widget_type.from_param(self.param[parameter], **kwargs)`, registered as the widget of
+        that parameter. Its css classes are the ones given, or `gl-ch{id}-{parameter}`; a control
+        (a URL parameter) always carries `gl-ch{id}-{URL name}` too."""
+        if parameter in self._widgets:
+            raise ValueError(f"{type(self).__name__}: {parameter!r} already has a widget")
+        names = url_state.url_names(self)
+        canonical = f"gl-ch{self.chapter_id}-{names.get(parameter, parameter)}"
+        classes = list(kwargs.pop("css_classes", None) or [canonical])
+        if parameter in names and canonical not in classes:
+            classes.append(canonical)
+        widget = widget_type.from_param(self.param[parameter], css_classes=classes, **kwargs)
+        self._widgets[parameter] = widget
+        if parameter in self._hidden:
+            widget.visible = False
+        return widget
+
+    def url_controls(self):
+        """Parameter name -> URL name of every control, in declaration order."""
+        return url_state.url_names(self)
+
+    def defaults(self):
+        """Parameter name -> the value the chapter opened with."""
+        return dict(self._defaults)
+
+    def url_query(self):
+        """(URL name, text) of every control away from its default; a text too long to be read
+        back is left out."""
+        out, defaults = [], self.defaults()
+        for name, key in self.url_controls().items():
+            value = getattr(self, name)
+            if value != defaults[name]:
+                text = url_state.format_value(self.param[name], value)
+                if len(text) <= self._max_length(name):
+                    out.append((key, text))
+        return out
+
+    def apply_url(self, pairs):
+        """Set the controls from a URL's (URL name, text) pairs; a control not named goes back to
+        its default. Returns what was refused, as "name=value (why)" texts; a refused value
+        leaves its control as it was."""
+        by_url = {key: name for name, key in self.url_controls().items()}
+        refused, wanted, kept = [], {}, set()
+        for key, text in pairs:
+            name = by_url.get(key)
+            if name is None:
+                refused.append(f"{url_state.short(key)}={url_state.short(text)} "
+                               "(no such control in this chapter)")
+                continue
+            try:
+                wanted[name] = url_state.parse_value(self.param[name], text, self._max_length(name))
+            except ValueError as e:
+                refused.append(f"{key}={url_state.short(text)} ({e})")
+                kept.add(name)
+        failed = self._settle({name: wanted.get(name, default) for name, default in self.defaults().items()
+                               if name not in kept})
+        names = self.url_controls()
+        return refused + [f"{names[name]} (could not be applied: {url_state.short(str(e), 80)})"
+                          for name, e in failed.items()]
+
+    def reset_defaults(self):
+        """Every control back to its default, but those an embed holds fixed (hidden)."""
+        self._settle({name: default for name, default in self.defaults().items() if name not in self._hidden})
+
+    def hide_controls(self, keys):
+        """Hide the widgets of the controls with these URL names (an embed's `hide=`); their
+        values stay as set. Returns the names that are no control of this chapter."""
+        by_url = {key: name for name, key in self.url_controls().items()}
+        before, self._hidden = self._hidden, {by_url[k] for k in keys if k in by_url}
+        for name in before | self._hidden:
+            if name in self._widgets:
+                self._widgets[name].visible = name not in self._hidden
+        return [k for k in keys if k not in by_url]
+
+    def show_widget_only(self, on=True):
+        """An embed of the interactive part alone: no title, no prose, no link tools."""
+        self._widget_only = on
+        if self._page is not None:
+            self._layout_embed()
+
+    def _max_length(self, name):
+        limit = getattr(self._widgets.get(name), "max_length", None)
+        return min(limit or url_state.MAX_VALUE, url_state.MAX_VALUE)
+
+    def _settle(self, target):
+        """Set the controls to `target` one by one in declaration order, as a learner would, and
+        again for any a handler moved meanwhile (a preset setting several). A slider's resting
+        value (value_throttled, which some chapters wait for) is set too. Returns the controls
+        whose setting raised (name -> the exception); the page goes on."""
+        self.__panel__()                      # the widgets exist
+        failed = {}
+        for _ in range(3):
+            todo = {name: value for name, value in target.items()
+                    if name not in failed and getattr(self, name) != value}
+            if not todo:
+                break
+            for name, value in todo.items():
+                try:
+                    setattr(self, name, _copy(value))
+                except Exception as e:        # a chapter's handler refused it: report, go on
+                    failed[name] = e
+                    continue
+                widget = self._widgets.get(name)
+                if widget is not None and "value_throttled" in widget.param:
+                    with param.edit_constant(widget):
+                        widget.value_throttled = widget.value
+        return failed
+
+    # ------------------------------------------------------------ the page
+    def _layout_embed(self):
+        for part in self._page.objects:
+            if {"gl-title", "gl-prose"} & set(part.css_classes or []):
+                part.visible = not self._widget_only
+        if self.share is not None:
+            self.share.sharing(not self._widget_only)
+
     def __panel__(self):
         if self._page is None:
-            self._page = chapter_page(self.chapter_id, self.widget())
+            widget = self.widget()
+            names = self.url_controls()
+            if names:
+                labels = {f"{self.param[n].label} ({key})": key for n, key in names.items()}
+                self.share = ShareTools(self.chapter_id, content.heading(self.chapter_id), labels,
+                                        self.reset_defaults, widget)
+            self._page = chapter_page(self.chapter_id, widget, self.share.panel if self.share else None)
+            self._layout_embed()
         return self._page

@@ -63,12 +63,12 @@ class ScalarChapter(ChapterViewer):
 
     def widget(self):
         w = pn.widgets
-        sliders = [w.FloatSlider.from_param(self.param.a, label="Gain a (hₜ = tanh(a·hₜ₋₁))",
-                                            css_classes=["gl-ch0-a"], format="0.00", width=270),
-                   w.FloatSlider.from_param(self.param.h0, label="Start value h₀ (set by the input)",
-                                            css_classes=["gl-ch0-h0"], format="0.00", width=270)]
-        presets = [w.Button.from_param(self.param[name], label=self.param[name].label,
-                                       css_classes=[f"gl-ch0-{cls}"], width=270)
+        sliders = [self.control("a", w.FloatSlider, label="Gain a (hₜ = tanh(a·hₜ₋₁))", format="0.00",
+                                width=270),
+                   self.control("h0", w.FloatSlider, label="Start value h₀ (set by the input)", format="0.00",
+                                width=270)]
+        presets = [self.control(name, w.Button, label=self.param[name].label, css_classes=[f"gl-ch0-{cls}"],
+                                width=270)
                    for name, cls in (("preset_saturated", "saturated"), ("preset_090", "p090"),
                                      ("preset_099", "p099"))]
         about = pn.pane.HTML(

@@ -41,13 +41,14 @@ class ElmanChapter(ChapterViewer):
 
     text = param.String(default="abc", label="Input (a, b, c)",
                         doc=f"The characters to step through (1 to {examples.MAX_TEXT}).")
-    step = param.Integer(default=0, bounds=(0, examples.MAX_TEXT), doc="Characters consumed so far.")
+    step = param.Integer(default=0, bounds=(0, examples.MAX_TEXT), precedence=-1,
+                         doc="Characters consumed so far (state: Step and Reset move it).")
     scale = param.Number(default=1.0, bounds=(0.0, 3.0), step=0.05, label="Scale of Wₕ",
                          doc="Multiplies all of W_h: 0 is memoryless, large values saturate.")
     advance = param.Event(label="Step")            # feed the next character
     reset = param.Event(label="Reset")             # back to h_0 = 0, before any character
     saturate = param.Event(label="Saturate: aaaaaaaa at ×2")
-    message = param.String(default="", doc="Why the input was refused, or that it is used up.")
+    message = param.String(default="", precedence=-1, doc="Why the input was refused, or that it is used up.")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -57,21 +58,19 @@ class ElmanChapter(ChapterViewer):
         self._bars = SignedBars([(group, unit[-1]) for _, _, group, _ in TERMS for unit in UNITS],
                                 y_range=Range1d(-3.2, 3.2), guides=(-1, 1), css_class="gl-ch1-bars",
                                 y_label="value (dashed: tanh's range ±1)", x_label="unit, in each group")
-        self._step_button = pn.widgets.Button.from_param(self.param.advance, label="Step", color="primary",
-                                                         css_classes=["gl-ch1-step"], width=90)
+        self._step_button = self.control("advance", pn.widgets.Button, label="Step", color="primary",
+                                         css_classes=["gl-ch1-step"], width=90)
         self._recompute()
 
     def widget(self):
         w = pn.widgets
         controls = wrap_row(
             self._step_button,
-            w.Button.from_param(self.param.reset, label="Reset", css_classes=["gl-ch1-reset"], width=90),
-            w.TextInput.from_param(self.param.text, label="Input (a, b, c)", css_classes=["gl-ch1-text"],
-                                   width=170, max_length=examples.MAX_TEXT),
-            w.FloatSlider.from_param(self.param.scale, label="Scale of Wₕ", css_classes=["gl-ch1-scale"],
-                                     width=240),
-            w.Button.from_param(self.param.saturate, label="Saturate: aaaaaaaa at ×2",
-                                css_classes=["gl-ch1-saturate"], width=200, margin=(23, 10, 5, 10)))
+            self.control("reset", w.Button, label="Reset", width=90),
+            self.control("text", w.TextInput, label="Input (a, b, c)", width=170, max_length=examples.MAX_TEXT),
+            self.control("scale", w.FloatSlider, label="Scale of Wₕ", width=240),
+            self.control("saturate", w.Button, label="Saturate: aaaaaaaa at ×2", width=200,
+                         margin=(23, 10, 5, 10)))
         return card(controls, self._sequence,
                     wrap_row(self._values, pn.pane.Bokeh(self._bars.fig, sizing_mode="stretch_width")),
                     layout=pn.Column, max_width=1100)

@@ -42,12 +42,14 @@ class BPTTChapter(ChapterViewer):
     """BPTT on a three-step scalar RNN, walked by hand; what truncation to k steps keeps."""
 
     chapter_id = "2"
+    url_names = {"trunc_u": "tu"}
 
     w = param.Number(default=HAND["w"], bounds=(-2.0, 2.0), step=0.05, label="Input weight w")
     u = param.Number(default=HAND["u"], bounds=(-2.0, 2.0), step=0.05, label="Recurrent weight u")
     back = param.Event(label="Backward one step")
     reset = param.Event(label="Reset")
-    walked = param.Integer(default=0, bounds=(0, STEPS), doc="Backward steps taken so far.")
+    walked = param.Integer(default=0, bounds=(0, STEPS), precedence=-1,
+                           doc="Backward steps taken so far (state: the buttons move it).")
     trunc_u = param.Number(default=WINDOW["u"], bounds=(0.0, 1.2), step=0.05, label="Recurrent weight u")
     k = param.Integer(default=WINDOW["k"], bounds=(1, WINDOW["T"]), label="Window k (steps kept)")
 
@@ -67,21 +69,16 @@ class BPTTChapter(ChapterViewer):
     def widget(self):
         w = pn.widgets
         walk_controls = pn.Column(
-            w.FloatSlider.from_param(self.param.w, label="Input weight w", css_classes=["gl-ch2-w"],
-                                     format="0.00", width=250),
-            w.FloatSlider.from_param(self.param.u, label="Recurrent weight u", css_classes=["gl-ch2-u"],
-                                     format="0.00", width=250),
-            pn.Row(w.Button.from_param(self.param.back, label="Backward one step", color="primary",
-                                       css_classes=["gl-ch2-back"], width=150),
-                   w.Button.from_param(self.param.reset, label="Reset", css_classes=["gl-ch2-reset"], width=90)),
+            self.control("w", w.FloatSlider, label="Input weight w", format="0.00", width=250),
+            self.control("u", w.FloatSlider, label="Recurrent weight u", format="0.00", width=250),
+            pn.Row(self.control("back", w.Button, label="Backward one step", color="primary", width=150),
+                   self.control("reset", w.Button, label="Reset", width=90)),
             pn.pane.HTML(f"<div class='gl-note'>Fixed: x = (1, 1, 1), target y = {HAND['y']}, h<sub>0</sub> = 0, "
                          f"loss L = ½ (h<sub>3</sub> − y)<sup>2</sup>.</div>", width=250, margin=(4, 10)),
             width=270)
         window_controls = pn.Column(
-            w.FloatSlider.from_param(self.param.trunc_u, label="Recurrent weight u", css_classes=["gl-ch2-tu"],
-                                     format="0.00", width=250),
-            w.IntSlider.from_param(self.param.k, label="Window k (last steps kept)", css_classes=["gl-ch2-k"],
-                                   width=250),
+            self.control("trunc_u", w.FloatSlider, label="Recurrent weight u", format="0.00", width=250),
+            self.control("k", w.IntSlider, label="Window k (last steps kept)", width=250),
             pn.pane.HTML(f"<div class='gl-note'>{WINDOW['T']} steps, input alternating ±{WINDOW['amplitude']}, "
                          f"w = {WINDOW['w']}, h<sub>0</sub> = 0, loss ½ (h<sub>{WINDOW['T']}</sub> − "
                          f"{WINDOW['y']})<sup>2</sup>.</div>", width=250, margin=(4, 10)),

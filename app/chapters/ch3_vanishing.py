@@ -8,6 +8,7 @@ released (`value_throttled`: `gleam.examples.chapter3_decay_curve`, cached per Ï
 `gleam.optim.clip_global_norm` (through `gleam.examples.chapter3_clipping`), drawn as arrows.
 """
 import math
+from functools import partial
 
 import panel as pn
 import param
@@ -73,17 +74,16 @@ class VanishingChapter(ChapterViewer):
         self._recompute_clip()
 
     def widget(self):
-        slider = pn.widgets.FloatSlider.from_param
-        rho = slider(self.param.rho, css_classes=["gl-ch3-rho"], format="0.00", **FLUID)
+        slider = partial(self.control, widget_type=pn.widgets.FloatSlider)
+        rho = slider("rho", format="0.00", **FLUID)
         # the measured curve's tier: where the slider comes to rest (a release, a key press)
         rho.param.watch(lambda event: setattr(self, "settled_rho", event.new), "value_throttled")
         phase = card(
-            wrap_row(rho, slider(self.param.gamma, css_classes=["gl-ch3-gamma"], format="0.00", **FLUID)),
+            wrap_row(rho, slider("gamma", format="0.00", **FLUID)),
             wrap_row(*[pn.Column(pn.pane.Bokeh(plot.fig, sizing_mode="stretch_width"), box.pane, sizing_mode="stretch_width")
                      for box, plot in ((self._bound_box, self._bound), (self._measured_box, self._decay))]),
             layout=pn.Column)
-        controls = [slider(self.param[name], css_classes=[f"gl-ch3-{name}"], format="0.0", **FLUID)
-                    for name in ("threshold", "g1", "g2", "norm")]
+        controls = [slider(name, format="0.0", **FLUID) for name in ("threshold", "g1", "g2", "norm")]
         clip = card(wrap_row(pn.Column(pn.pane.HTML("<b>Clipping by global norm</b>", margin=(4, 10, 0, 10)),
                                      *controls, sizing_mode="stretch_width"),
                            pn.pane.Bokeh(self._arrow_fig),

@@ -45,8 +45,8 @@ class GRUChapter(ChapterViewer):
         self._result = None
         self._preset = None if own else "hand"   # the preset the sliders show (None once one moves)
         self._setting = False              # a preset is moving the sliders
-        self._sliders = {name: pn.widgets.FloatSlider.from_param(
-            self.param[name], css_classes=[f"gl-ch4-{name}"], format="0.0000", width=220) for name in GATES}
+        self._sliders = {name: self.control(name, pn.widgets.FloatSlider, format="0.0000", width=220)
+                         for name in GATES}
         self._label_sliders()
         self._values = html_pane()
         self._lines = ColumnDataSource({"x": [], "y": [], "kind": []})
@@ -57,13 +57,12 @@ class GRUChapter(ChapterViewer):
 
     def widget(self):
         controls = pn.Column(
-            pn.widgets.RadioButtonGroup.from_param(self.param.convention, label="Convention",
-                                                   css_classes=["gl-ch4-convention"], width=220),
+            self.control("convention", pn.widgets.RadioButtonGroup, label="Convention", width=220),
             *self._sliders.values(),
-            pn.widgets.Button.from_param(self.param.preset_hand, label="Back to the hand example",
-                                         css_classes=["gl-ch4-preset-hand"], width=220),
-            pn.widgets.Button.from_param(self.param.preset_hold, label="Unit 1 writes, unit 2 holds",
-                                         css_classes=["gl-ch4-preset-hold"], width=220),
+            self.control("preset_hand", pn.widgets.Button, label="Back to the hand example",
+                         css_classes=["gl-ch4-preset-hand"], width=220),
+            self.control("preset_hold", pn.widgets.Button, label="Unit 1 writes, unit 2 holds",
+                         css_classes=["gl-ch4-preset-hold"], width=220),
             width=240)
         plots = pn.Column(self._values,
                           pn.pane.Bokeh(self._line_fig, sizing_mode="stretch_width"),

@@ -34,6 +34,7 @@ class GRUvsLSTMChapter(ChapterViewer):
     """One unit of each cell on the same input, the live parameter counter, the forget bias."""
 
     chapter_id = "5"
+    url_names = {"forget_bias": "bias"}
 
     drive = param.Number(default=1.0, bounds=(0.0, 3.0), step=0.05, label="Input drive x (every step)")
     d = param.Integer(default=128, allow_None=True, label="Input width d")
@@ -66,19 +67,18 @@ class GRUvsLSTMChapter(ChapterViewer):
         w = pn.widgets
         run = card(wrap_row(
             pn.Column(pn.pane.HTML("<b>Same input, same weights</b>", margin=(4, 10, 0, 10)),
-                      w.FloatSlider.from_param(self.param.drive, css_classes=["gl-ch5-drive"], format="0.00", **FLUID),
+                      self.control("drive", w.FloatSlider, format="0.00", **FLUID),
                       self._run_box.pane, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self._states.fig, sizing_mode="stretch_width")), layout=pn.Column)
         counts = card(wrap_row(
             pn.Column(pn.pane.HTML("<b>Parameter and MAC counter</b>", margin=(4, 10, 0, 10)),
-                      w.IntInput.from_param(self.param.d, css_classes=["gl-ch5-d"], **FLUID),
-                      w.IntInput.from_param(self.param.n, css_classes=["gl-ch5-n"], **FLUID),
+                      self.control("d", w.IntInput, **FLUID),
+                      self.control("n", w.IntInput, **FLUID),
                       sizing_mode="stretch_width"),
             pn.Column(self._count_box.pane, sizing_mode="stretch_width")), layout=pn.Column)
         keep = card(wrap_row(
             pn.Column(pn.pane.HTML("<b>The forget-gate bias</b>", margin=(4, 10, 0, 10)),
-                      w.FloatSlider.from_param(self.param.forget_bias, css_classes=["gl-ch5-bias"], format="0.0",
-                                               **FLUID),
+                      self.control("forget_bias", w.FloatSlider, format="0.0", **FLUID),
                       self._keep_box.pane, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self._kept.fig, sizing_mode="stretch_width")), layout=pn.Column)
         return pn.Column(run, counts, keep, sizing_mode="stretch_width")

@@ -77,21 +77,20 @@ class TrainingChapter(ChapterViewer):
 
     def widget(self):
         w = pn.widgets
-        sliders = [w.FloatSlider.from_param(self.param[name], label=self.param[name].label, format="0.0",
-                                            css_classes=[f"gl-ch6-{name}"], width=240) for name in LOGITS]
+        sliders = [self.control(name, w.FloatSlider, label=self.param[name].label, format="0.0", width=240)
+                   for name in LOGITS]
         loss_part = beside(
             [*sliders, pn.pane.HTML("Target class (the true next character)", margin=(8, 10, 0, 10)),
-             w.RadioButtonGroup.from_param(self.param.target, css_classes=["gl-ch6-target"], width=240)],
+             self.control("target", w.RadioButtonGroup, width=240)],
             self._values, pn.pane.Bokeh(self._bars.fig, sizing_mode="stretch_width"))
         temp_part = beside(
-            [w.FloatSlider.from_param(self.param.temperature, label="Temperature T", format="0.00",
-                                      css_classes=["gl-ch6-temperature"], width=240)],
+            [self.control("temperature", w.FloatSlider, label="Temperature T", format="0.00", width=240)],
             self._temp_values, pn.pane.Bokeh(self._temp_bars.fig, sizing_mode="stretch_width"))
         check_part = beside(
-            [w.Button.from_param(self.param.run_check, label="Run gradient check", color="primary",
-                                 css_classes=["gl-ch6-gc-run"], width=240),
-             w.Button.from_param(self.param.run_bug, label="Run it with a bug (= for +=)",
-                                 css_classes=["gl-ch6-gc-bug"], width=240)], self._gc.pane)
+            [self.control("run_check", w.Button, label="Run gradient check", color="primary",
+                          css_classes=["gl-ch6-gc-run"], width=240),
+             self.control("run_bug", w.Button, label="Run it with a bug (= for +=)",
+                          css_classes=["gl-ch6-gc-bug"], width=240)], self._gc.pane)
         head = lambda text: pn.pane.HTML(f"<h3>{text}</h3>", margin=(0, 10))   # noqa: E731
         return card(head("Cross-entropy on five logits"), loss_part, head("Temperature"), temp_part,
                     head("Gradient check of the char-level GRU"), check_part, layout=pn.Column)

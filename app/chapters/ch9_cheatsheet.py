@@ -72,19 +72,17 @@ class CheatSheetChapter(ChapterViewer):
     def widget(self):
         w, q = pn.widgets, self._task
         rows = [pn.Row(pn.pane.HTML(label, width=120, margin=(12, 5, 0, 10)),
-                       *[w.TextInput.from_param(self.param[f"{key}{u}"], name="", placeholder=f"unit {u}",
-                                                css_classes=[f"gl-ch9-{key}-{u}"], width=110) for u in (1, 2)])
+                       *[self.control(f"{key}{u}", w.TextInput, name="", placeholder=f"unit {u}",
+                                      css_classes=[f"gl-ch9-{key}-{u}"], width=110) for u in (1, 2)])
                 for key, label in QUANTITIES]
         task = (f"Chapter 4's cell, h<sub>t−1</sub> = ({fmt_fixed(q['h_prev'][0], 1)}, {fmt_fixed(q['h_prev'][1], 1)}), "
                 "input <b>a</b>, textbook convention. Type z, r, h̃ and h′ for both units, to four decimals.")
         self_test = beside(
             [pn.pane.HTML(task, margin=(0, 10)), *rows,
-             pn.Row(w.Button.from_param(self.param.check, label="Check", color="primary",
-                                        css_classes=["gl-ch9-check"], width=110),
-                    w.Toggle.from_param(self.param.reveal, label="Show the answer", css_classes=["gl-ch9-reveal"],
-                                        width=140))], self._verdicts, width=390)
-        budget = beside([w.IntInput.from_param(self.param[name], label=label, css_classes=[f"gl-ch9-{name}"], width=240)
-                       for name, label in INPUTS], self._budget_pane)
+             pn.Row(self.control("check", w.Button, label="Check", color="primary", width=110),
+                    self.control("reveal", w.Toggle, label="Show the answer", width=140))], self._verdicts, width=390)
+        budget = beside([self.control(name, w.IntInput, label=label, width=240) for name, label in INPUTS],
+                        self._budget_pane)
         head = lambda text: pn.pane.HTML(f"<h3>{text}</h3>", margin=(0, 10))   # noqa: E731
         return card(head("Self-test: one GRU step by hand"), self_test,
                     head("Deployment budget of a GRU language model"), budget, layout=pn.Column)

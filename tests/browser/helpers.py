@@ -228,6 +228,13 @@ class Lab:
                        timeout=BOOT_TIMEOUT * 1000)
         self.wait_ready(chapter)
 
+    def open_query(self, query, chapter, ready=True):
+        """Load the lab with a query of its own (`?chapter=…&…`, a shared link) and, if `ready`,
+        wait until the chapter is interactive."""
+        self.page.goto(self.site.base + query, wait_until="domcontentloaded", timeout=BOOT_TIMEOUT * 1000)
+        if ready:
+            self.wait_ready(chapter)
+
     def show(self, chapter):
         """Move to the chapter in place, as a learner does (a click in the table of contents);
         the first time, or on a page without a lab, load it by its URL instead."""
@@ -271,9 +278,26 @@ class Lab:
                 f"limit {timeout:.0f} s): {state}\n"
                 + "\n".join(self.guard.problems()) + "\n" + self.site.log_tail()) from None
 
+    def follow(self, query, chapter):
+        """Go to `query` in place, as Back or Forward does (the page's URL changes, then popstate:
+        the page hands the query to the lab), and wait until the chapter is shown."""
+        self.page.evaluate("""(query) => {
+          history.replaceState(null, "", window.location.pathname + query);
+          window.dispatchEvent(new PopStateEvent("popstate"));
+        }""", query)
+        self.wait_ready(chapter)
+
     def chapter_in_url(self):
         q = parse_qs(urlsplit(self.page.url).query)
         return q.get("chapter", [None])[0]
+
+    def query(self):
+        """The page URL's query, "?chapter=…&…" ("" if none)."""
+        q = urlsplit(self.page.url).query
+        return f"?{q}" if q else ""
+
+    def history_length(self):
+        return self.page.evaluate("() => history.length")
 
     # -- reading
     def gv_locator(self, key):
@@ -313,6 +337,12 @@ class Lab:
     def wait_number(self, key, predicate, timeout=ACTION_TIMEOUT, what=""):
         return parse_shown(self.wait_text(
             key, lambda t: predicate(parse_shown(t)[0]), timeout=timeout, what=what))[0]
+
+    def shown_values(self):
+        """data-key -> text of every value span on the page, read at once."""
+        pairs = self.page.locator("span.gv").evaluate_all(
+            "els => els.filter(e => e.checkVisibility()).map(e => [e.dataset.key, e.textContent.trim()])")
+        return dict(pairs)
 
     def model_values(self, cls, attr="value"):
         """`attr` of every Bokeh model carrying css class `cls` (the widget's exact value)."""

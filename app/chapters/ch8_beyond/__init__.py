@@ -80,15 +80,12 @@ class BeyondChapter(ChapterViewer):
 
     def widget(self):
         w = pn.widgets
-        inputs = [w.IntInput.from_param(self.param[k], label=self.param[k].label, css_classes=[f"gl-ch8-{k}"],
-                                        width=200) for k in ("d", "n", "layers")]
-        controls = pn.Column(w.RadioButtonGroup.from_param(self.param.cell, label="Cell", css_classes=["gl-ch8-cell"],
-                                                           width=200), *inputs, width=220)
-        slider = w.IntSlider.from_param(self.param.words, label=self.param.words.label,
-                                        css_classes=["gl-ch8-words"], sizing_mode="stretch_width", max_width=520)
+        inputs = [self.control(k, w.IntInput, label=self.param[k].label, width=200) for k in ("d", "n", "layers")]
+        controls = pn.Column(self.control("cell", w.RadioButtonGroup, label="Cell", width=200), *inputs, width=220)
+        slider = self.control("words", w.IntSlider, label=self.param.words.label, sizing_mode="stretch_width",
+                              max_width=520)
         bits = pn.pane.Bokeh(self._bits.fig, sizing_mode="stretch_width", min_width=320)
-        buttons = w.RadioButtonGroup.from_param(self.param.node, label="Model", orientation="vertical",
-                                                css_classes=["gl-ch8-node"], width=190)
+        buttons = self.control("node", w.RadioButtonGroup, label="Model", orientation="vertical", width=190)
         tree = pn.Column(pn.pane.Bokeh(self._tree.fig, sizing_mode="stretch_width"), self._info,
                          sizing_mode="stretch_width", min_width=320)
         return card(_head("Stacks, both directions, encoder–decoder: parameters"), wrap_row(controls, self._count_view, basis=380),

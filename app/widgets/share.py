@@ -1,0 +1,102 @@
+"""The row every chapter with controls gets once, from app.chapters.base: Reset to defaults,
+Copy link, and Copy embed snippet (with a choice of controls to hide in the embed).
+
+The link and the snippet are kept up to date in Python (app.lab hands over the page's address
+and query at every change) and shown in read-only fields; the buttons' own JavaScript puts the
+field's text on the clipboard in the page, so a copy needs no round trip. Text from the URL is
+user input: the fields show it as a text value, never as HTML, and the snippet escapes it.
+"""
+import html
+
+import panel as pn
+
+from app.widgets.page import wrap_row
+from app.widgets.url_state import query_string
+
+EMBED_HEIGHT = 900          # px: the snippet's height until the page has measured the widget
+
+# navigator.clipboard exists on https:// and localhost pages; elsewhere the field still shows it
+COPY_JS = """
+if (navigator.clipboard && window.isSecureContext)
+  navigator.clipboard.writeText(field.value).catch(() => {});
+"""
+# the snippet's height: the widget as the page lays it out now, plus the Reset row
+COPY_EMBED_JS = """
+let text = field.value;
+const roots = window.Bokeh && Bokeh.index ? (Bokeh.index.roots || Object.values(Bokeh.index)) : [];
+for (const root of roots) {
+  const view = root.owner && root.owner.find_one ? root.owner.find_one(widget) : null;
+  if (view && view.el) {
+    const height = Math.ceil(view.el.getBoundingClientRect().height) + 70;
+    if (height > 150) text = text.replace(/height="\\d+"/, 'height="' + height + '"');
+    break;
+  }
+}
+field.value = text;
+if (navigator.clipboard && window.isSecureContext)
+  navigator.clipboard.writeText(text).catch(() => {});
+"""
+
+
+def iframe(src, title, height=EMBED_HEIGHT):
+    """The embed snippet for a URL (escaped: the URL carries what a learner set)."""
+    return (f'<iframe src="{html.escape(src, quote=True)}" title="{html.escape(title, quote=True)}" '
+            f'width="100%" height="{int(height)}" loading="lazy"></iframe>')
+
+
+class ShareTools:
+    """Reset to defaults, Copy link and Copy embed snippet for one chapter (css classes
+    gl-ch{id}-defaults, -link, -embed; the fields -link-text, -embed-text; the choice -embed-hide)."""
+
+    def __init__(self, chapter_id, title, controls, on_reset, widget=None):
+        """`controls`: label -> URL name of the chapter's controls; `widget`: the chapter's
+        interactive part (measured for the snippet's height)."""
+        cls = f"gl-ch{chapter_id}"
+        self.title = title
+        self._base, self._pairs = "", []
+        self.reset = pn.widgets.Button(label="Reset to defaults", css_classes=[f"{cls}-defaults"], width=150,
+                                       description="Every control of this widget back to where it started")
+        self.reset.on_click(lambda event: on_reset())
+        self.link_text = pn.widgets.TextInput(label="Link to this state", disabled=True, visible=False,
+                                              css_classes=[f"{cls}-link-text"], sizing_mode="stretch_width")
+        self.embed_text = pn.widgets.TextAreaInput(label="Embed snippet (HTML)", disabled=True, visible=False,
+                                                   height=80, css_classes=[f"{cls}-embed-text"],
+                                                   sizing_mode="stretch_width")
+        self.link = pn.widgets.Button(label="Copy link", css_classes=[f"{cls}-link"], width=120,
+                                      description="Put a link to this chapter, as set now, on the clipboard")
+        self.embed = pn.widgets.Button(label="Copy embed snippet", css_classes=[f"{cls}-embed"], width=170,
+                                       description="An <iframe> showing only this widget, as set now")
+        self.hide = pn.widgets.MultiSelect(label="Controls to hide in the embed (none: all shown)",
+                                           options=dict(controls), size=min(4, len(controls)),
+                                           css_classes=[f"{cls}-embed-hide"], width=300)
+        self.link.js_on_click(args={"field": self.link_text}, code=COPY_JS)
+        self.embed.js_on_click(args={"field": self.embed_text, "widget": widget}, code=COPY_EMBED_JS)
+        self.link.on_click(lambda event: self.link_text.param.update(visible=True))
+        self.embed.on_click(lambda event: self.embed_text.param.update(visible=True))
+        self.hide.param.watch(lambda event: self._refresh(), "value")
+        self._sharing = [self.link, self.embed, self.hide]
+        self.panel = pn.Column(wrap_row(self.reset, *self._sharing), self.link_text, self.embed_text,
+                               sizing_mode="stretch_width", css_classes=[f"{cls}-share"])
+        self.set_link("", [])
+
+    def set_link(self, base, pairs):
+        """The page's address without its query, and the query's (key, text) pairs now."""
+        self._base, self._pairs = base, list(pairs)
+        self._refresh()
+
+    def sharing(self, on):
+        """Show or hide everything but Reset (an embed shows Reset only)."""
+        for w in self._sharing:
+            w.visible = on
+        if not on:
+            self.link_text.visible = self.embed_text.visible = False
+
+    def embed_url(self):
+        pairs = [(k, v) for k, v in self._pairs if k not in ("embed", "hide")]
+        at = 1 if pairs and pairs[0][0] == "chapter" else 0
+        extra = [("embed", "widget")] + ([("hide", ",".join(self.hide.value))] if self.hide.value else [])
+        return self._base + query_string(pairs[:at] + extra + pairs[at:])
+
+    def _refresh(self):
+        self.link_text.value = self._base + query_string(self._pairs)
+        self.embed_text.value = iframe(self.embed_url(), self.title)

@@ -1,0 +1,211 @@
+"""A chapter's state in the page URL: which parameters are its controls, their short names, how
+a value is written into the query and read back exactly, and the page script that makes Back
+and Forward move between chapters.
+
+- The controls of a chapter are its `param` parameters that are not Events and whose
+  `precedence` is not negative (a chapter marks its internal state, messages and errors with
+  `precedence=-1`). Their URL name is the parameter's own unless the chapter's `url_names`
+  says otherwise.
+- Only values that differ from the chapter's defaults (what a new viewer opens with) are
+  written. Floats are written with `repr` and read with `float`, so a value comes back exactly.
+- Reading is strict: an unknown name, a value of the wrong type, out of bounds, not one of a
+  Selector's objects or too long is refused with a reason; the others still apply.
+
+The query is the Lab's (app.lab): `?chapter=3&rho=1.2&gamma=0.6`, plus `embed` and `hide`.
+"""
+import math
+import re
+import urllib.parse
+
+import param
+from bokeh.models import CustomJS
+
+MAX_QUERY = 4096            # characters of a query read at all
+MAX_VALUE = 2000            # characters of one text value (unless its widget says less)
+RESERVED = ("chapter", "embed", "hide")      # the Lab's own keys
+TRUE, FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+INTEGER = re.compile(r"[-+]?\d+")
+SUPPORTED = (param.Boolean, param.Number, param.Selector, param.ListSelector, param.String)
+
+
+def controls(viewer):
+    """Parameter name -> Parameter of every control of a chapter (class or instance), in
+    declaration order."""
+    cls = viewer if isinstance(viewer, type) else type(viewer)
+    out = {}
+    for name, p in cls.param.objects(instance=False).items():
+        if name == "name" or isinstance(p, param.Event) or p.constant or p.readonly:
+            continue
+        if p.precedence is not None and p.precedence < 0:
+            continue
+        if not isinstance(p, SUPPORTED):
+            raise TypeError(f"{cls.__name__}.{name}: a {type(p).__name__} cannot be put in a URL; "
+                            "mark it precedence=-1 or use a supported parameter type")
+        out[name] = p
+    return out
+
+
+def url_names(viewer):
+    """Parameter name -> its name in the URL."""
+    cls = viewer if isinstance(viewer, type) else type(viewer)
+    own = getattr(cls, "url_names", {}) or {}
+    names = {name: own.get(name, name) for name in controls(cls)}
+    clash = [n for n in names.values() if n in RESERVED] or [n for n in set(names.values())
+                                                              if list(names.values()).count(n) > 1]
+    if clash:
+        raise ValueError(f"{cls.__name__}: URL names {clash} clash (reserved: {', '.join(RESERVED)})")
+    return names
+
+
+# ---------------------------------------------------------------- one value
+
+def format_value(p, value):
+    """The text a value is written as in the URL (read back exactly by `parse_value`)."""
+    if value is None:
+        return ""
+    if isinstance(p, param.Boolean):
+        return "true" if value else "false"
+    if isinstance(p, param.Integer):
+        return str(int(value))
+    if isinstance(p, param.Number):
+        return repr(float(value))
+    if isinstance(p, param.ListSelector):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _in_bounds(p, value):
+    if p.bounds is None:
+        return True
+    (lo, hi), (lo_in, hi_in) = p.bounds, p.inclusive_bounds
+    return not ((lo is not None and (value < lo or (value == lo and not lo_in)))
+                or (hi is not None and (value > hi or (value == hi and not hi_in))))
+
+
+def _choice(p, text):
+    for obj in p.objects:
+        if format_value(param.String(), obj) == text:
+            return obj
+    shown = ", ".join(str(o) for o in list(p.objects)[:8])
+    raise ValueError(f"not one of {shown}" + (", …" if len(p.objects) > 8 else ""))
+
+
+def parse_value(p, text, max_length=None):
+    """The value `text` stands for, or ValueError(why it is refused)."""
+    limit = min(max_length or MAX_VALUE, MAX_VALUE)
+    if len(text) > limit:
+        raise ValueError(f"too long ({len(text):,} characters, at most {limit:,})")
+    if text == "" and p.allow_None and not isinstance(p, (param.String, param.ListSelector)):
+        return None
+    if isinstance(p, param.Boolean):
+        if text.lower() in TRUE + FALSE:
+            return text.lower() in TRUE
+        raise ValueError("not true or false")
+    if isinstance(p, param.Integer):
+        if not INTEGER.fullmatch(text.strip()):
+            raise ValueError("not a whole number")
+        value = int(text)
+    elif isinstance(p, param.Number):
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError("not a number") from None
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+    elif isinstance(p, param.ListSelector):
+        return [_choice(p, item) for item in text.split(",")] if text else []
+    elif isinstance(p, param.Selector):
+        return _choice(p, text)
+    else:                                   # String
+        if p.regex is not None and not re.match(p.regex, text):
+            raise ValueError("not of the expected form")
+        return text
+    if not _in_bounds(p, value):
+        lo, hi = p.bounds
+        raise ValueError(f"out of bounds [{lo}, {hi}]")
+    return value
+
+
+def short(text, n=40):
+    """A refused value as the message quotes it (the message escapes it)."""
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# ---------------------------------------------------------------- the query
+
+def parse_query(search):
+    """(pairs, refused): the query's (key, text) pairs in order, first value of each key, and a
+    message if the query is longer than MAX_QUERY (its controls are then not read)."""
+    search = (search or "").lstrip("?")
+    pairs, seen = [], set()
+    for key, value in urllib.parse.parse_qsl(search, keep_blank_values=True):
+        if key not in seen:
+            seen.add(key)
+            pairs.append((key, value))
+    if len(search) > MAX_QUERY:
+        return [(k, v) for k, v in pairs if k in RESERVED], (
+            f"the link's settings were not applied: its query is {len(search):,} characters long, "
+            f"at most {MAX_QUERY:,} are read")
+    return pairs, ""
+
+
+def query_string(pairs):
+    """`?k=v&…`, commas kept readable."""
+    return "?" + urllib.parse.urlencode(pairs, quote_via=urllib.parse.quote, safe=",") if pairs else ""
+
+
+# ---------------------------------------------------------------- navigation in the page
+
+# Panel's Location model calls history.pushState on every change of the URL and never listens to
+# popstate. This script (run once per page, on the document's document_ready) makes a change
+# within one chapter replace the current history entry (at most ~10 a second: browsers throttle
+# the history API), a change of chapter add one, and Back/Forward hand the entry's query to the
+# Location models on screen (app.lab then shows that entry's chapter and controls).
+NAVIGATION_JS = """
+if (!window.__glNavigation) {
+  window.__glNavigation = true;
+  const push = history.pushState.bind(history), replace = history.replaceState.bind(history);
+  const chapter = (u) => u.searchParams.get("chapter");
+  let pending = null, timer = null, last = 0;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = null;
+    if (pending !== null) {
+      const [state, title, url] = pending;
+      pending = null;
+      replace(state, title, url);
+      last = Date.now();
+    }
+  };
+  history.pushState = function (state, title, url) {
+    const next = new URL(url, window.location.href), here = new URL(window.location.href);
+    if (next.href === here.href) { pending = null; return; }
+    const same = next.pathname === here.pathname
+      && (chapter(next) === null || chapter(here) === null || chapter(next) === chapter(here));
+    if (same) {
+      pending = [state, title, next.href];
+      if (timer === null) timer = setTimeout(flush, Math.max(0, 100 - (Date.now() - last)));
+      return;
+    }
+    flush();
+    push(state, title, next.href);
+  };
+  window.addEventListener("popstate", () => {
+    pending = null;
+    clearTimeout(timer);
+    timer = null;
+    const roots = window.Bokeh && Bokeh.index ? (Bokeh.index.roots || Object.values(Bokeh.index)) : [];
+    for (const view of roots) {
+      const model = view.model;
+      if (model && model.constructor.__name__ === "Location" && model.search !== window.location.search)
+        model.search = window.location.search;
+    }
+  });
+}
+"""
+
+
+def install_navigation(doc):
+    """Run NAVIGATION_JS in the page once the document is on screen (both modes: served, and
+    the static site's pre-rendered and live documents; the script guards against a second run)."""
+    doc.js_on_event("document_ready", CustomJS(code=NAVIGATION_JS))
