@@ -307,6 +307,14 @@ class CharGRU:
         """The model a `to_bytes()` file holds; ValueError saying why for anything else."""
         return cls.from_state(chargru_io.loads(data))
 
+    def __copy__(self):
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo):
+        """An independent model in the same state (a plain deepcopy would copy the named views
+        apart from the flat buffers they view, and the copy would train wrongly)."""
+        return type(self).from_state(self.state_dict())
+
 
 def gradient_check(model_or_params, inputs=None, targets=None, h0=None, eps=1e-5):
     """Compare the analytic gradient of one chunk's loss with central differences.

@@ -49,11 +49,13 @@ class LiveLoop(param.Parameterized):
     reset = param.Event(label="Reset")
     status = param.Selector(default="ready", objects=list(STATUSES))
 
-    def __init__(self, trainer, views=(), on_restart=None, budget=TICK_BUDGET, ema_decay=EMA_DECAY, **params):
+    def __init__(self, trainer, views=(), on_restart=None, budget=TICK_BUDGET, ema_decay=EMA_DECAY,
+                 before_reset=None, **params):
         super().__init__(**params)
         self.trainer = trainer
         self.views = list(views)
         self.on_restart = on_restart
+        self.before_reset = before_reset   # called with the trainer just before Reset re-initialises it
         self.budget, self.ema_decay = budget, ema_decay
         self.ema = None            # the last EMA value (it continues across ticks)
         self.rate = 0.0            # steps per second while training
@@ -112,6 +114,8 @@ class LiveLoop(param.Parameterized):
 
     @param.depends("reset", watch=True)
     def _on_reset(self):
+        if self.before_reset is not None:
+            self.before_reset(self.trainer)
         self.trainer.reset()
         self.restart()
 

@@ -87,6 +87,18 @@ class StreamingCurve:
             self.fig.x_range.update(start=0, end=X_MIN_END)
             self.fig.y_range.update(start=0, end=Y_HEADROOM * y_end)
 
+    def snapshot(self):
+        """What the curve shows, for `restore` after a `restart` (a model set aside, then brought back)."""
+        return {"points": list(self.points), "stride": self.stride, "group": list(self._group),
+                "x_end": self.fig.x_range.end, "y_end": self.fig.y_range.end, "label": self.fig.xaxis.axis_label}
+
+    def restore(self, state):
+        self.points, self.stride, self._group = list(state["points"]), state["stride"], list(state["group"])
+        with unlocked():
+            self.source.data = self._columns(self.points)
+            self.fig.xaxis.axis_label = state["label"]
+            self.fig.x_range.end, self.fig.y_range.end = state["x_end"], state["y_end"]
+
     def fit_x(self):
         """Shrink the x range to the points there are (a run that stopped early, e.g. diverged,
         would otherwise be a tick squeezed against the axis)."""

@@ -42,19 +42,19 @@ def test_invalid_corpus_keeps_the_model(bad):
     model = c.model
     with pytest.raises(ValueError) as err:
         chargru.check_corpus(bad, model.K)
-    set_value(c, "gl-ch7-corpus", bad)
+    set_value(c, "gl-ch7-draft", bad)
     click(c, "gl-ch7-apply")
     assert c.model is model and c.values()["ch7.steps"] == "1"
     assert str(err.value) in c.values()["ch7.error"]
     assert shown(c)["ch7.error"] == c.values()["ch7.error"]
-    set_value(c, "gl-ch7-corpus", chargru.DEFAULT_CORPUS)
+    set_value(c, "gl-ch7-draft", chargru.DEFAULT_CORPUS)
     click(c, "gl-ch7-apply")
     assert c.values()["ch7.error"] == "" and c.model is not model
 
 
 def test_corpus_text_is_escaped():
     c = LiveLabChapter()
-    set_value(c, "gl-ch7-corpus", XSS * 2)
+    set_value(c, "gl-ch7-draft", XSS * 2)
     click(c, "gl-ch7-apply")
     assert c.values()["ch7.error"] == ""
     assert set(c.model.vocab) == set(XSS)
@@ -62,7 +62,7 @@ def test_corpus_text_is_escaped():
     assert "<img" not in page and "<script" not in page
     assert html.unescape(re.sub(r"^<div[^>]*>|</div>$", "", page)) == c.sample_text()
     # an error message quoting the corpus is escaped too
-    set_value(c, "gl-ch7-corpus", "<" * 40)
+    set_value(c, "gl-ch7-draft", "<" * 40)
     click(c, "gl-ch7-apply")
     assert "'<'" in c.values()["ch7.error"] and "&#x27;&lt;&#x27;" in html_with(c, 'data-key="ch7.error"')
 
@@ -163,7 +163,7 @@ def test_an_emptied_or_refused_learning_rate_is_said_and_the_box_shows_the_rate_
 def test_a_corpus_typed_but_not_applied_is_said():
     c = LiveLabChapter()
     assert c.values()["ch7.pending"] == ""
-    set_value(c, "gl-ch7-corpus", "a new text, typed but not applied yet. " * 2)
+    set_value(c, "gl-ch7-draft", "a new text, typed but not applied yet. " * 2)
     assert "not in use yet" in c.values()["ch7.pending"] and shown(c) == c.values()
     click(c, "gl-ch7-apply")
     assert c.values()["ch7.pending"] == "" and c.model.corpus.startswith("a new text")
@@ -186,7 +186,7 @@ def test_every_experiment_sets_its_controls_and_says_what_to_expect(name):
     assert (find(c, "gl-ch7-lr").value, find(c, "gl-ch7-hidden").value, find(c, "gl-ch7-temp").value) == \
         (x["lr"], x["hidden"], x["temperature"])
     assert (c.model.lr, c.model.H, c.model.steps) == (x["lr"], x["hidden"], 0)
-    assert c.model.corpus == (x["corpus"] or chargru.DEFAULT_CORPUS) == find(c, "gl-ch7-corpus").value
+    assert c.model.corpus == (x["corpus"] or chargru.DEFAULT_CORPUS) == find(c, "gl-ch7-draft").value
     assert x["symptom"] in c.values()["ch7.experiment"] and x["cause"] in c.values()["ch7.experiment"]
     assert c.values()["ch7.pending"] == "" and shown(c) == c.values()
 
@@ -235,12 +235,12 @@ def test_an_uploaded_text_file_fills_the_box_and_makes_the_new_model():
     steps(c, 2)
     offer(c, "gl-ch7-upload", codecs.BOM_UTF8 + TEXT.replace("\n", "\r\n").encode("utf-8"))
     v = c.values()
-    assert c.model.corpus == TEXT == find(c, "gl-ch7-corpus").value and v["ch7.pending"] == ""
+    assert c.model.corpus == TEXT == find(c, "gl-ch7-draft").value and v["ch7.pending"] == ""
     assert v["ch7.steps"] == "0" and v["ch7.error"] == "" and "Training on the text" in v["ch7.file"]
     assert v["ch7.chance"] == fmt_fixed(np.log(len(set(TEXT))), 3) and shown(c) == v
     assert find(c, "gl-ch7-upload").value is None         # read, then a new input: the same file again works
     assert "'mine.txt'" in c.values()["ch7.file"]
-    set_value(c, "gl-ch7-corpus", chargru.DEFAULT_CORPUS)
+    set_value(c, "gl-ch7-draft", chargru.DEFAULT_CORPUS)
     click(c, "gl-ch7-apply")
     offer(c, "gl-ch7-upload", TEXT.encode("utf-8"))
     assert c.model.corpus == TEXT
@@ -263,7 +263,7 @@ def test_a_refused_upload_says_why_and_keeps_the_model(data):
         chargru.check_corpus(chargru.decode_corpus(data), model.K)
     offer(c, "gl-ch7-upload", data)
     v = c.values()
-    assert c.model is model and v["ch7.steps"] == "2" and find(c, "gl-ch7-corpus").value == chargru.DEFAULT_CORPUS
+    assert c.model is model and v["ch7.steps"] == "2" and find(c, "gl-ch7-draft").value == chargru.DEFAULT_CORPUS
     assert str(err.value) in v["ch7.error"] and "not used as the corpus" in v["ch7.error"]
     assert "previous model is kept" in v["ch7.error"] and shown(c)["ch7.error"] == v["ch7.error"]
     click(c, "gl-ch7-step")
@@ -379,3 +379,81 @@ def test_a_file_is_read_once_its_bytes_and_its_name_have_both_arrived(name_first
     setattr(upload, *second)
     assert c.model.corpus == TEXT and find(c, "gl-ch7-upload") is not upload
     assert (find(c, "gl-ch7-upload").value, find(c, "gl-ch7-upload").filename) == (None, None)
+
+
+# ---------------------------------------------------------------- Undo: nothing trained is lost by one key
+def _trained(steps=4, **settings):
+    c = LiveLabChapter()
+    for cls, value in settings.items():
+        set_value(c, f"gl-ch7-{cls}", value)
+    for _ in range(steps):
+        click(c, "gl-ch7-step")
+    return c
+
+
+def _state(c):
+    """What must come back exactly: weights, Adagrad memory, steps, curve, EMA, the settings shown."""
+    m = c.model
+    return (m.to_bytes(), c.values(), list(figure_data(c, "gl-ch7-loss")["raw"]),
+            [find(c, f"gl-ch7-{k}").value for k in ("hidden", "seed", "lr", "draft")])
+
+
+@pytest.mark.parametrize("change", [
+    lambda c: set_value(c, "gl-ch7-hidden", 64),                 # one arrow key on the focused select
+    lambda c: set_value(c, "gl-ch7-seed", 5),
+    lambda c: click(c, "gl-ch7-reset"),                          # re-initialises the same model
+    lambda c: click(c, "gl-ch7-defaults"),                       # (trained with seed 3, see below)
+    lambda c: set_value(c, "gl-ch7-experiment", next(iter(examples.chapter7_experiments()))["name"]),
+    lambda c: (set_value(c, "gl-ch7-draft", "another text to train on, quite different. " * 2),
+               click(c, "gl-ch7-apply")),
+], ids=["hidden", "seed", "reset", "defaults", "experiment", "corpus"])
+def test_a_change_that_discards_the_model_can_be_undone(change):
+    c = _trained(seed=3)
+    before, undo = _state(c), find(c, "gl-ch7-undo")
+    assert not undo.visible
+    change(c)
+    assert c.values()["ch7.steps"] == "0" or _state(c)[0] != before[0]
+    assert undo.visible and "4 steps" in undo.label
+    click(c, "gl-ch7-undo")
+    after = _state(c)
+    assert after[0] == before[0] and after[2] == before[2] and after[3] == before[3]
+    assert {k: v for k, v in after[1].items() if k != "ch7.file"} == \
+        {k: v for k, v in before[1].items() if k != "ch7.file"}
+    assert "Brought back the model trained for 4 steps" in c.values()["ch7.file"]
+    click(c, "gl-ch7-step")                                      # and it goes on as if never replaced
+    twin = _trained(5, seed=3)
+    assert c.model.last_loss == twin.model.last_loss and c.model.to_bytes() == twin.model.to_bytes()
+
+
+def test_undo_swaps_and_an_untrained_model_is_not_kept():
+    c = LiveLabChapter()
+    set_value(c, "gl-ch7-hidden", 16)                            # nothing trained: nothing to undo
+    assert not find(c, "gl-ch7-undo").visible
+    c = _trained(3)
+    set_value(c, "gl-ch7-hidden", 16)
+    click(c, "gl-ch7-step")
+    click(c, "gl-ch7-undo")                                      # back to H = 32 after 3 steps
+    assert c.model.H == 32 and c.values()["ch7.steps"] == "3"
+    undo = find(c, "gl-ch7-undo")
+    assert undo.visible and "1 steps" in undo.label and "H = 16" in undo.label
+    click(c, "gl-ch7-undo")
+    assert c.model.H == 16 and c.values()["ch7.steps"] == "1"
+
+
+def test_a_link_shares_the_corpus_in_use_not_a_draft():
+    c = LiveLabChapter()
+    set_value(c, "gl-ch7-draft", "a draft that is never applied, typed only. " * 2)
+    assert dict(c.url_query()).get("corpus") is None
+    text = "the text a teacher chose for the class to train on. " * 3
+    set_value(c, "gl-ch7-draft", text)
+    click(c, "gl-ch7-apply")
+    assert dict(c.url_query())["corpus"] == text
+    other = LiveLabChapter()
+    assert other.apply_url(c.url_query()) == []
+    assert other.model.corpus == text and find(other, "gl-ch7-draft").value == text
+    assert other.values() == c.values()
+    bad = LiveLabChapter()                                       # a link whose corpus gleam refuses
+    assert bad.apply_url([("corpus", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")]) == []
+    v = bad.values()
+    assert "Corpus not applied" in v["ch7.error"] and bad.model.corpus == chargru.DEFAULT_CORPUS
+    assert bad.corpus == chargru.DEFAULT_CORPUS and dict(bad.url_query()).get("corpus") is None

@@ -69,8 +69,8 @@ def set_lr(lab, lr):
 
 
 def apply_corpus(lab, text):
-    lab.fill("gl-ch7-corpus", text, selector="textarea")
-    wait_until(lambda: lab.model_value("gl-ch7-corpus") == text, page=lab.page,
+    lab.fill("gl-ch7-draft", text, selector="textarea")
+    wait_until(lambda: lab.model_value("gl-ch7-draft") == text, page=lab.page,
                message="for the corpus box to hold the text")
     lab.click("gl-ch7-apply")
 
@@ -92,7 +92,7 @@ def fresh_default(lab):
                    page=lab.page, message="for a model with H = 32")
     if lab.model_value("gl-ch7-seed") != 0:
         set_seed(lab, 0)
-    if lab.model_value("gl-ch7-corpus") != DEFAULT_CORPUS or lab.text("ch7.error"):
+    if lab.model_value("gl-ch7-draft") != DEFAULT_CORPUS or lab.text("ch7.error"):
         apply_corpus(lab, DEFAULT_CORPUS)
         lab.wait_text("ch7.error", lambda t: t == "", what="empty")
     lab.click("gl-ch7-reset")
@@ -227,7 +227,7 @@ def test_corpus_html_is_text(shared_lab):
     assert "<" in text or ">" in text, f"the sample shows no typed tag characters: {text!r}"
     assert sample.locator("img, script").count() == 0
     assert lab.page.locator("img[src='x'], img[onerror]").count() == 0
-    assert lab.page.locator(".gl-ch7-corpus textarea").input_value() == XSS_CORPUS
+    assert lab.page.locator(".gl-ch7-draft textarea").input_value() == XSS_CORPUS
     assert lab.page.evaluate("() => typeof window.__xss") == "undefined"
     # back to the default corpus
     apply_corpus(lab, DEFAULT_CORPUS)
@@ -267,7 +267,7 @@ def test_an_emptied_learning_rate_keeps_the_rate_in_use(shared_lab):
     lab.wait_text("ch7.error", lambda t: "the box was empty" in t, what="a message about the empty box")
     wait_until(lambda: lab.model_value("gl-ch7-lr") == 0.1, page=lab.page,
                message="for the box to show the rate in use")
-    lab.fill("gl-ch7-corpus", "typed, not applied: the river runs fast.", selector="textarea")
+    lab.fill("gl-ch7-draft", "typed, not applied: the river runs fast.", selector="textarea")
     lab.wait_text("ch7.pending", lambda t: "not in use yet" in t, what="the not-applied hint")
     apply_corpus(lab, DEFAULT_CORPUS)
     lab.wait_text("ch7.pending", lambda t: t == "", what="no hint once applied")
@@ -327,13 +327,13 @@ def test_a_text_file_becomes_the_corpus_and_a_malformed_one_is_refused(shared_la
         upload(lab, "gl-ch7-upload", name, data)
         message = lab.wait_text("ch7.error", lambda t, n=name, w=why: n in t and w in t, what=f"why {name} is refused")
         assert "previous model is kept" in message and "Traceback" not in message
-        assert lab.text("ch7.steps") == "2" and lab.model_value("gl-ch7-corpus") == DEFAULT_CORPUS
+        assert lab.text("ch7.steps") == "2" and lab.model_value("gl-ch7-draft") == DEFAULT_CORPUS
     step_n(lab, 1)                                  # the old model trains on
     upload(lab, "gl-ch7-upload", "mine.txt", codecs.BOM_UTF8 + TEXT.replace("\n", "\r\n").encode("utf-8"))
     lab.wait_text("ch7.file", lambda t: "mine.txt" in t, what="a note on mine.txt")
     assert_shown(lab.text("ch7.chance"), math.log(len(set(TEXT))), 3, "ln V of the file's text")
     assert lab.text("ch7.error") == "" and lab.text("ch7.steps") == "0"
-    wait_until(lambda: lab.model_value("gl-ch7-corpus") == TEXT, page=lab.page, message="for the box to hold the text")
+    wait_until(lambda: lab.model_value("gl-ch7-draft") == TEXT, page=lab.page, message="for the box to hold the text")
     step_n(lab, 1)
     assert abs(lab.number("ch7.last_loss") - CharGRU(TEXT).step(1).loss[0]) < 1e-11
     upload(lab, "gl-ch7-upload", "mine.txt", TEXT.encode("utf-8"))      # the same file again: read again
@@ -395,3 +395,30 @@ def test_the_exported_script_prints_the_pages_loss(shared_lab, tmp_path):
     assert abs(float(found.group(2)) - last) < 1e-9, (found.group(2), last)
     assert done.stdout.split("sample at temperature 0.7:\n", 1)[1].removesuffix("\n") == sample
     lab.set_slider("gl-ch7-temp", 1.0)
+
+
+def test_one_key_on_the_hidden_size_can_be_undone_by_keyboard(shared_lab):
+    """The hidden-size select, focused, takes an arrow key as a new H (a new model): the trained
+    one is set aside, and Undo (Enter on it) brings it back to continue exactly."""
+    lab = shared_lab
+    fresh_default(lab)
+    for n in (1, 2, 3):
+        lab.click("gl-ch7-step")
+        lab.wait_text("ch7.steps", lambda t, n=n: t == str(n), what=str(n))
+    undo = lab.page.locator(".gl-ch7-undo button")   # (may show a model an earlier test set aside)
+    lab.page.locator(".gl-ch7-hidden select").focus()
+    lab.page.keyboard.press("ArrowDown")
+    wait_until(lambda: lab.model_value("gl-ch7-hidden") == "64" and lab.text("ch7.steps") == "0",
+               page=lab.page, message="for the arrow key to make a model with H = 64")
+    undo.wait_for(state="visible")
+    assert "3 steps" in undo.text_content() and "H = 32" in undo.text_content()
+    undo.focus()
+    lab.page.keyboard.press("Enter")
+    wait_until(lambda: lab.text("ch7.steps") == "3" and lab.model_value("gl-ch7-hidden") == "32",
+               page=lab.page, message="for Undo to bring back the model trained for 3 steps")
+    assert "Brought back the model trained for 3 steps" in lab.text("ch7.file")
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "4", what="4")
+    twin = CharGRU(DEFAULT_CORPUS)
+    twin.step(4)
+    assert abs(lab.number("ch7.last_loss") - twin.last_loss) < 1e-11

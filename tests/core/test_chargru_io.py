@@ -2,6 +2,7 @@
 the limits of check_corpus), gleam.chargru_io (a model as a file, and every way a file is refused)
 and gleam.chargru_export (the standalone script, run here with this Python and NumPy only)."""
 import ast
+import copy
 import codecs
 import io
 import json
@@ -114,6 +115,19 @@ def test_a_loaded_model_continues_bit_for_bit_and_samples_the_same():
     sa, sb = a.step(30), b.step(30)             # across another wrap of the data
     np.testing.assert_array_equal(sa.loss, sb.loss)
     np.testing.assert_array_equal(sa.grad_norm, sb.grad_norm)
+    assert_same_model(a, b)
+
+
+@pytest.mark.parametrize("how", [copy.copy, copy.deepcopy])
+def test_a_copied_model_trains_as_the_original_would_and_apart_from_it(how):
+    a = trained()
+    b = how(a)
+    assert_same_model(a, b)
+    before = a.to_bytes()
+    sb = b.step(30)
+    assert a.to_bytes() == before                # training the copy leaves the original alone
+    sa = a.step(30)
+    np.testing.assert_array_equal(sa.loss, sb.loss)
     assert_same_model(a, b)
 
 

@@ -1,15 +1,11 @@
 """Chapter 7: a character-level GRU (gleam.chargru.CharGRU) training live in the page.
 
-Controls by what they invalidate:
-- temperature: only the next sample;
-- learning rate: the optimiser's step size, set on the running model;
-- hidden size, seed, corpus (Apply, or a text file), Reset, a loaded model file: a new model (or
-  the same one re-initialised), curves cleared.
-
-Train / Pause / Step / Reset and the tick scheduler are app.widgets.live_loop's. While training,
-each view is pushed at its own pace (PUSH_EVERY: the loss curve every tick, ~20/s; the gates at
-most 10/s; the stats ~4/s; a new sample ~1/s); when training stops, everything is pushed at once,
-the stats first. Typed and sampled text reach the page only through html.escape. Files: .files.
+Controls by what they invalidate: the temperature only the next sample; the learning rate the
+running model's step size; hidden size, seed, corpus (Apply, a text file, a shared link's),
+an experiment, Reset, a loaded model: a new model (or the same re-initialised), the trained one
+set aside (.undo). Train / Pause / Step / Reset and the ticks are app.widgets.live_loop's; each
+view is pushed at its own pace (PUSH_EVERY), everything at once when training stops, the stats
+first. Typed and sampled text reach the page only through html.escape. Files: .files.
 """
 import html
 import math
@@ -19,6 +15,7 @@ import param
 
 from app.chapters.base import ChapterViewer
 from app.chapters.ch7_live.files import ChapterFiles
+from app.chapters.ch7_live.undo import SetAside
 from app.chapters.ch7_live.text import CURVE_LINES, SAMPLE_CSS, messages_html, sample_head_html, stats_html
 from app.widgets.figures import Heatmaps
 from app.widgets.streaming import StreamingCurve
@@ -41,13 +38,15 @@ class LiveLabChapter(ChapterViewer):
     """Train a char-level GRU live: loss curve, samples, gate heatmaps."""
 
     chapter_id = "7"
+    url_names = {"temperature": "temp"}
 
     apply_corpus = param.Event(label="Apply corpus")
     lr = param.Number(default=0.1, allow_None=True, label="Learning rate",
                       doc="Adagrad's step size (lr = 5 diverges).")
     hidden = param.Selector(default=32, objects=[4, 16, 32, 64, 128], label="Hidden size H")
     temperature = param.Number(default=1.0, bounds=(0.1, 2.0), step=0.05, label="Temperature")
-    corpus = param.String(default=DEFAULT_CORPUS, label="Corpus")
+    corpus = param.String(default=DEFAULT_CORPUS, label="Corpus", doc="The text trained on (a link shares it).")
+    draft = param.String(default=DEFAULT_CORPUS, precedence=-1, label="Corpus", doc="The box: Apply trains on it.")
     seed = param.Integer(default=0, bounds=(0, 2**31 - 1), allow_None=True, label="Seed",
                          doc="The random seed of the initial weights (a new model when changed).")
     experiment = param.Selector(default=CHOOSE, objects=[CHOOSE, *EXPERIMENTS], label="Experiment")
@@ -57,7 +56,7 @@ class LiveLabChapter(ChapterViewer):
         super().__init__(**params)
         self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=self.seed)
         self._note, self._file_note, self._presetting, self._restoring = "", "", False, False
-        self.files = ChapterFiles(self)
+        self.files, self.undo = ChapterFiles(self), SetAside(self)
         self._sample_text, self._sample_steps, self._gates_shown = "", None, None
         self._stats = HTMLBox(min_height=60, css_classes=["gl-ch7-stats"])
         self._sample = HTMLBox(min_height=90, css=SAMPLE_CSS)
@@ -67,7 +66,8 @@ class LiveLabChapter(ChapterViewer):
             f"step (one {self._model.K}-character chunk each)", self._model.chance_loss, CURVE_LINES, css_class="gl-ch7-loss")
         self._gates = Heatmaps({"z": "update gate z", "r": "reset gate r"}, self._model.H, self._model.K,
                                x_label="step in the last chunk", y_label="unit", css_prefix="gl-ch7-gate")
-        loop = self.loop = LiveLoop(self._model, on_restart=self._restart_views, views=[
+        loop = self.loop = LiveLoop(self._model, on_restart=self._restart_views,
+                                    before_reset=lambda model: self.undo.keep(CharGRU.from_bytes(model.to_bytes())), views=[
             View(PUSH_EVERY["stats"], lambda final: self._refresh_stats()),
             View(PUSH_EVERY["loss"], self._push_curve, lambda final: final or loop.has_curve()),
             View(PUSH_EVERY["gates"], lambda final: self._show_gates(loop.last_stats),
@@ -78,26 +78,19 @@ class LiveLabChapter(ChapterViewer):
         self._restart_views()
 
     def widget(self):
-        w = pn.widgets
+        w, c = pn.widgets, self.control
         controls = pn.Column(
-            self.loop.controls("gl-ch7"),
-            w.FloatInput.from_param(self.param.lr, label="Learning rate", css_classes=["gl-ch7-lr"],
-                                    step=0.01, width=300),
-            w.Select.from_param(self.param.hidden, label="Hidden size H", css_classes=["gl-ch7-hidden"],
-                                width=300),
-            w.IntInput.from_param(self.param.seed, label="Seed", css_classes=["gl-ch7-seed"], width=300),
-            w.FloatSlider.from_param(self.param.temperature, label="Temperature",
-                                     css_classes=["gl-ch7-temp"], width=300),
-            w.Select.from_param(self.param.experiment, label="Experiment",
-                                css_classes=["gl-ch7-experiment"], width=300),
-            w.TextAreaInput.from_param(self.param.corpus, label="Corpus", css_classes=["gl-ch7-corpus"],
-                                       height=170, width=300),
-            w.Button.from_param(self.param.apply_corpus, label="Apply corpus",
-                                css_classes=["gl-ch7-apply"], width=300),
+            self.loop.controls("gl-ch7"), self.undo.button,
+            c("lr", w.FloatInput, label="Learning rate", step=0.01, width=300),
+            c("hidden", w.Select, label="Hidden size H", width=300),
+            c("seed", w.IntInput, label="Seed", width=300),
+            c("temperature", w.FloatSlider, label="Temperature", width=300),
+            c("experiment", w.Select, label="Experiment", width=300),
+            c("draft", w.TextAreaInput, label="Corpus", height=170, width=300),
+            c("apply_corpus", w.Button, label="Apply corpus", css_classes=["gl-ch7-apply"], width=300),
             *self.files.controls(), width=320)
         views = pn.Column(
-            self._stats.pane,
-            pn.pane.Bokeh(self._curve.fig, sizing_mode="stretch_width"),
+            self._stats.pane, pn.pane.Bokeh(self._curve.fig, sizing_mode="stretch_width"),
             wrap_row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in self._gates.figs.values()],
                      basis=260),
             self._sample_head, self._sample.pane, sizing_mode="stretch_width")
@@ -110,13 +103,12 @@ class LiveLabChapter(ChapterViewer):
         loop, model = self.loop, self._model
         last = model.last_loss          # of the last chunk computed (a refused one included)
         last_text = fmt_sig(last, 12) if math.isfinite(last) else "not a finite number"
-        pending = ("" if self.corpus == model.corpus else
+        pending = ("" if self.draft == model.corpus else
                    "The corpus box holds text that is not in use yet: press Apply corpus to train on it.")
         out = {"ch7.steps": str(model.steps),
                "ch7.loss": "—" if loop.ema is None else fmt_fixed(loop.ema, 3),
                "ch7.status": loop.status, "ch7.error": self.error,
-               "ch7.chance": fmt_fixed(model.chance_loss, 3),
-               "ch7.unigram": fmt_fixed(model.unigram_loss, 3),
+               "ch7.chance": fmt_fixed(model.chance_loss, 3), "ch7.unigram": fmt_fixed(model.unigram_loss, 3),
                "ch7.pending": pending, "ch7.experiment": self._note, "ch7.file": self._file_note,
                "ch7.temperature": fmt_fixed(self.temperature, 2), "ch7.seed": str(model.seed),
                "ch7.last_loss": "—" if math.isnan(last) and not model.diverged else last_text}
@@ -124,8 +116,7 @@ class LiveLabChapter(ChapterViewer):
             out["ch7.diverged_loss"] = fmt_fixed(last, 3) if math.isfinite(last) else last_text
         return out
 
-    def sample_text(self):
-        return self._sample_text
+    sample_text = lambda self: self._sample_text  # noqa: E731  (the text the sample box shows)
 
     def leave(self):
         self.loop.training = False
@@ -145,13 +136,21 @@ class LiveLabChapter(ChapterViewer):
         self._set_controls(seed=self._model.seed)    # the box was emptied: it shows the seed in use
         self.say(error=f"Seed not applied (the box was empty); the model keeps seed = {self._model.seed}.")
 
-    @param.depends("corpus", watch=True)
-    def _on_corpus(self):
+    @param.depends("draft", watch=True)
+    def _on_draft(self):
         self._refresh_stats()          # says whether the box's text is the one in use
+
+    @param.depends("corpus", watch=True)
+    def _on_corpus(self):              # Apply, a link, Reset to defaults; a refused text stays in the box
+        if not self._presetting:
+            model = self.replace_model(self.corpus)
+            self._set_controls(**({"corpus": self._model.corpus} if model is None else {"draft": self.corpus}))
 
     @param.depends("apply_corpus", watch=True)
     def _on_apply(self):
-        self.replace_model(self.corpus)
+        if self.corpus == self.draft:
+            return self.replace_model(self.corpus)
+        self.corpus = self.draft
 
     @param.depends("lr", watch=True)
     def _on_lr(self):
@@ -176,11 +175,10 @@ class LiveLabChapter(ChapterViewer):
         x = EXPERIMENTS.get(self.experiment)
         if x is None:
             return
-        training = self.loop.training
-        self.loop.training = False
+        training, self.loop.training = self.loop.training, False
         self._note = f"What to expect: {x['symptom']}. Why: {x['cause']}."
         self._set_controls(lr=x["lr"], hidden=x["hidden"], temperature=x["temperature"],
-                           corpus=x["corpus"] or DEFAULT_CORPUS)   # one new model below, not one each
+                           corpus=x["corpus"] or DEFAULT_CORPUS, draft=x["corpus"] or DEFAULT_CORPUS)
         self.replace_model(self.corpus)
         self.loop.training = training
 
@@ -212,9 +210,10 @@ class LiveLabChapter(ChapterViewer):
         """Train `model` from now on. show_settings: the controls take its corpus, H, lr and seed
         (an uploaded corpus, a loaded model), and an experiment's note no longer applies."""
         if show_settings:
-            self._set_controls(corpus=model.corpus, hidden=model.H, lr=model.lr, seed=model.seed,
-                               experiment=CHOOSE)
+            self._set_controls(corpus=model.corpus, draft=model.corpus, hidden=model.H, lr=model.lr,
+                               seed=model.seed, experiment=CHOOSE)
             self._note = ""
+        self.undo.keep(self._model)
         self._model, self.error = model, ""
         self._gates.resize(model.H, model.K)
         self.loop.replace(model)
