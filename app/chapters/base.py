@@ -103,6 +103,18 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
                     out.append((key, text))
         return out
 
+    def url_left_out(self):
+        """(URL name, characters, the limit) of each control away from its default whose text is
+        too long for a link (a link opens with its default: the share tools say so)."""
+        out, defaults = [], self.defaults()
+        for name, key in self.url_controls().items():
+            value = getattr(self, name)
+            if value != defaults[name]:
+                n = len(url_state.format_value(self.param[name], value))
+                if n > self._max_length(name):
+                    out.append((key, n, self._max_length(name)))
+        return out
+
     def apply_url(self, pairs):
         """Set the controls from a URL's (URL name, text) pairs; a control not named goes back to
         its default. Returns what was refused, as "name=value (why)" texts; a refused value
@@ -189,7 +201,7 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
             if names:
                 labels = {f"{self.param[n].label} ({key})": key for n, key in names.items()}
                 self.share = ShareTools(self.chapter_id, content.heading(self.chapter_id), labels,
-                                        self.reset_defaults, widget)
+                                        self.reset_defaults, widget, left_out=self.url_left_out)
             self._page = chapter_page(self.chapter_id, widget, self.share.panel if self.share else None)
             self._layout_embed()
         return self._page

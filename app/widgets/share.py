@@ -10,7 +10,7 @@ import html
 
 import panel as pn
 
-from app.widgets.page import wrap_row
+from app.widgets.page import html_pane, wrap_row
 from app.widgets.url_state import query_string
 
 EMBED_HEIGHT = 900          # px: the snippet's height until the page has measured the widget
@@ -48,11 +48,13 @@ class ShareTools:
     """Reset to defaults, Copy link and Copy embed snippet for one chapter (css classes
     gl-ch{id}-defaults, -link, -embed; the fields -link-text, -embed-text; the choice -embed-hide)."""
 
-    def __init__(self, chapter_id, title, controls, on_reset, widget=None):
+    def __init__(self, chapter_id, title, controls, on_reset, widget=None, left_out=lambda: []):
         """`controls`: label -> URL name of the chapter's controls; `widget`: the chapter's
-        interactive part (measured for the snippet's height)."""
+        interactive part (measured for the snippet's height); `left_out()`: (URL name, characters,
+        limit) of the values too long for a link, said under the link."""
         cls = f"gl-ch{chapter_id}"
-        self.title = title
+        self.title, self._left_out = title, left_out
+        self.left_out_note = html_pane("", visible=False, css_classes=[f"{cls}-left-out"])
         self._base, self._pairs = "", []
         self.reset = pn.widgets.Button(label="Reset to defaults", css_classes=[f"{cls}-defaults"], width=150,
                                        description="Every control of this widget back to where it started")
@@ -75,7 +77,7 @@ class ShareTools:
         self.embed.on_click(lambda event: self.embed_text.param.update(visible=True))
         self.hide.param.watch(lambda event: self._refresh(), "value")
         self._sharing = [self.link, self.embed, self.hide]
-        self.panel = pn.Column(wrap_row(self.reset, *self._sharing), self.link_text, self.embed_text,
+        self.panel = pn.Column(wrap_row(self.reset, *self._sharing), self.left_out_note, self.link_text, self.embed_text,
                                sizing_mode="stretch_width", css_classes=[f"{cls}-share"])
         self.set_link("", [])
 
@@ -89,7 +91,7 @@ class ShareTools:
         for w in self._sharing:
             w.visible = on
         if not on:
-            self.link_text.visible = self.embed_text.visible = False
+            self.link_text.visible = self.embed_text.visible = self.left_out_note.visible = False
 
     def embed_url(self):
         pairs = [(k, v) for k, v in self._pairs if k not in ("embed", "hide")]
@@ -100,3 +102,8 @@ class ShareTools:
     def _refresh(self):
         self.link_text.value = self._base + query_string(self._pairs)
         self.embed_text.value = iframe(self.embed_url(), self.title)
+        left_out = [f"{key} ({n:,} characters; a link holds at most {limit:,})" for key, n, limit in self._left_out()]
+        self.left_out_note.object = ("" if not left_out else "<span class='gl-note'>Not in the link or the embed, "
+                                     "too long for a URL — they open with the default: "
+                                     + html.escape(", ".join(left_out)) + ".</span>")
+        self.left_out_note.visible = bool(left_out) and self.link.visible

@@ -457,3 +457,18 @@ def test_a_link_shares_the_corpus_in_use_not_a_draft():
     v = bad.values()
     assert "Corpus not applied" in v["ch7.error"] and bad.model.corpus == chargru.DEFAULT_CORPUS
     assert bad.corpus == chargru.DEFAULT_CORPUS and dict(bad.url_query()).get("corpus") is None
+
+
+def test_a_corpus_too_long_for_a_link_is_said_under_it():
+    c = LiveLabChapter()
+    c.__panel__()
+    note = find(c, "gl-ch7-left-out")
+    text = ("a longer text than any link can carry, line after line of it. " * 60)[:3000]
+    set_value(c, "gl-ch7-draft", text)
+    click(c, "gl-ch7-apply")
+    assert c.model.corpus == text and "corpus" not in dict(c.url_query())
+    c.share.set_link("http://127.0.0.1/app", [("chapter", "7")] + c.url_query())
+    assert note.visible and "corpus (3,000 characters; a link holds at most 2,000)" in note.object
+    click(c, "gl-ch7-defaults")
+    c.share.set_link("http://127.0.0.1/app", [("chapter", "7")] + c.url_query())
+    assert not note.visible
