@@ -39,6 +39,7 @@ from buildtools.fetch import (
     fetch_pyodide_core, pip_download,
 )
 from buildtools.lock import build_lock, resolve_closure
+from buildtools.compress import precompress
 from buildtools.serve import serve
 from buildtools.verify import site_summary, verify_site
 from buildtools.wheels import read_wheel, slim_wheel
@@ -77,13 +78,13 @@ def build(app: Path, site: Path, cache: Path) -> None:
     pyo = new / PYODIDE_DIR
     pyo.mkdir(parents=True)
 
-    with stage(f"1/7 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
+    with stage(f"1/8 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
         core = fetch_pyodide_core(cache)
         for f in pins.PYODIDE_CORE_FILES:
             shutil.copy2(core / f, pyo / f)
         official = json.loads((core / "pyodide-lock.json").read_text())
 
-    with stage(f"2/7 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
+    with stage(f"2/8 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
                "checked against the official lock"):
         source = fetch_compiled_source(cache)
         compiled = extract_compiled(source, official["packages"], list(pins.COMPILED_PACKAGES),
@@ -91,7 +92,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for path in compiled.values():
             shutil.copy2(path, pyo / path.name)
 
-    with stage(f"3/7 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
+    with stage(f"3/8 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
                "from sdists, Panel and Bokeh slimmed"):
         pure = []
         for spec, sha in pins.PURE_WHEELS.items():
@@ -102,13 +103,13 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for spec, sha in pins.SDIST_WHEELS.items():
             pure.append(build_sdist_wheel(spec, sha, cache))
 
-    with stage(f"4/7 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
+    with stage(f"4/8 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
         project = build_project_wheel(REPO, cache / "project")
         pure.append(project)
         for whl in pure:
             shutil.copy2(whl, pyo / whl.name)
 
-    with stage("5/7 pyodide-lock.json for exactly the shipped packages"):
+    with stage("5/8 pyodide-lock.json for exactly the shipped packages"):
         infos = [read_wheel(pyo / w.name) for w in pure]
         lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos)
         (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
@@ -118,15 +119,19 @@ def build(app: Path, site: Path, cache: Path) -> None:
             raise BuildError(f"lock entries nothing installs: {unused}")
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
-    with stage(f"6/7 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
+    with stage(f"6/8 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
         result = convert(app, REPO, new, set(lock["packages"]), chapters)
         print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
               f"one worker {result['worker']}")
 
-    with stage("7/7 verify: no external fetch, local references, lock hashes"):
+    with stage("7/8 verify: no external fetch, local references, lock hashes"):
         notes = verify_site(new, result["worker"], f"{PYODIDE_DIR}/pyodide-lock.json")
         for n in notes:
             print(f"[build]   {n}")
+
+    with stage("8/8 compress: a gzip copy of each text and wasm file, as a static host sends them"):
+        count, before, after = precompress(new)
+        print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
 
     shutil.rmtree(site, ignore_errors=True)
     new.rename(site)

@@ -4,6 +4,10 @@ Cache policy: the entry page, the worker script, the lock and the project's own 
 change with every build under the same name, so they are `no-cache` (revalidated every
 visit). Everything else whose path carries a version (pyodide/0.27.7/..., panel-cdn/1.9.4/...,
 bokeh-3.9.2.min.js, numpy-2.0.2-...whl) never changes under that name: `immutable`.
+
+As a real static host: a file with a precompressed copy (`name.gz`, buildtools.compress) is sent
+compressed to a browser that accepts gzip (`Content-Encoding: gzip`, `Vary: Accept-Encoding`);
+no directory is ever listed, and the server names no software or version.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from . import pins
+from .compress import compressible
 
 MIME = {
     ".wasm": "application/wasm",
@@ -50,14 +55,42 @@ def cache_control(rel: str) -> str:
 class SiteHandler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: a cold load makes ~50 requests
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME}
+    server_version, sys_version = "static", ""
+
+    def version_string(self):
+        return self.server_version
 
     def end_headers(self):
         rel = self.path.split("?", 1)[0].split("#", 1)[0].lstrip("/")
-        if rel.endswith("/"):
+        if rel.endswith("/") or rel == "":
             rel += "index.html"
         self.send_header("Cache-Control", cache_control(rel))
         self.send_header("X-Content-Type-Options", "nosniff")
+        if compressible(Path(rel)):
+            self.send_header("Vary", "Accept-Encoding")
         super().end_headers()
+
+    def list_directory(self, path):
+        self.send_error(404, "Not found")
+        return None
+
+    def send_head(self):
+        """The file's precompressed copy, if it has one and the browser takes gzip."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path) and self.path.split("?", 1)[0].endswith("/"):
+            path = os.path.join(path, "index.html")
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "").lower()
+        packed = path + ".gz"
+        if not (accepts and os.path.isfile(path) and os.path.isfile(packed)):
+            return super().send_head()
+        f = open(packed, "rb")
+        size = os.fstat(f.fileno()).st_size
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        return f
 
     def log_message(self, format, *args):  # quieter: only errors
         if len(args) >= 2 and str(args[1]).startswith(("4", "5")):

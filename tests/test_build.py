@@ -322,11 +322,13 @@ def test_the_url_query_and_the_chapter_stay_in_sync(no_location_hints):
         lab = Lab()
         assert lab.chapter == "4" and lab.built_chapters() == ["4"]
         location.search = "?x=1&chapter=2"                 # the page's URL changes
-        assert lab.chapter == "2"
+        assert lab.chapter == "2" and location.search == "?chapter=2"      # (x refused, dropped)
+        assert lab.message == "Not applied from the link: x=1 (no such control in this chapter)."
         lab.chapter = "9"                                  # the lab moves: the URL follows
-        assert location.search == "?x=1&chapter=9"
-        location.search = "?chapter=nope"                  # an unknown id is ignored
-        assert lab.chapter == "9"
+        assert location.search == "?chapter=9"
+        location.search = "?chapter=nope"                  # an unknown id is said, the chapter stays
+        assert lab.chapter == "9" and location.search == "?chapter=9"
+        assert lab.message == "Not applied from the link: chapter=nope (no such chapter)."
 
 
 def test_mathjax_bundle_is_added_when_the_page_lacks_it():
@@ -529,3 +531,70 @@ def test_built_pages_show_every_syllabus_number_from_a_placeholder(cid):
         value, tol = _wanted(item)
         assert any(abs(x - value) <= tol for x in shown), f"chapter {cid}'s page does not show {item}"
         assert not any(abs(x - value) <= tol for x in typed), f"{item} is typed into {content.filename(cid)}"
+
+
+# ---------------------------------------------------------------- precompressed files, as a host sends them
+
+def _get(server, path, encoding=None):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    conn.request("GET", path, headers={"Accept-Encoding": encoding} if encoding else {})
+    response = conn.getresponse()
+    out = response.status, dict(response.getheaders()), response.read()
+    conn.close()
+    return out
+
+
+@pytest.fixture
+def small_site(tmp_path):
+    from buildtools.compress import precompress
+    (tmp_path / "sub").mkdir()
+    page = "<!doctype html><title>t</title>" + "<p>the same words again and again</p>" * 200
+    (tmp_path / "index.html").write_text(page)
+    (tmp_path / "sub" / "app.js").write_text("console.log('x');\n" * 400)
+    (tmp_path / "sub" / "tiny.js").write_text("1;")
+    (tmp_path / "sub" / "noise.wasm").write_bytes(os.urandom(4096))     # does not shrink: no copy
+    count, before, after = precompress(tmp_path)
+    assert count == 2 and after < before / 5
+    assert not (tmp_path / "sub" / "tiny.js.gz").exists() and not (tmp_path / "sub" / "noise.wasm.gz").exists()
+    server = make_server(tmp_path, 0)
+    import threading
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, server, page
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_precompressed_file_is_sent_compressed_only_to_who_accepts_it(small_site):
+    import gzip
+    root, server, page = small_site
+    status, headers, body = _get(server, "/sub/app.js", "gzip, deflate, br")
+    assert status == 200 and headers["Content-Encoding"] == "gzip" and headers["Vary"] == "Accept-Encoding"
+    assert headers["Content-Type"] == "text/javascript" and int(headers["Content-Length"]) == len(body)
+    assert gzip.decompress(body) == (root / "sub" / "app.js").read_bytes()
+    status, headers, body = _get(server, "/sub/app.js")                    # no gzip: the file itself
+    assert status == 200 and "Content-Encoding" not in headers and body == (root / "sub" / "app.js").read_bytes()
+    status, headers, body = _get(server, "/?chapter=3", "gzip")             # the entry page too
+    assert headers.get("Content-Encoding") == "gzip" and gzip.decompress(body).decode() == page
+    assert headers["Content-Type"].startswith("text/html")
+    status, headers, body = _get(server, "/sub/tiny.js", "gzip")             # no copy: as it is
+    assert "Content-Encoding" not in headers and body == b"1;"
+
+
+def test_the_server_lists_no_directory_and_names_no_version(small_site):
+    root, server, page = small_site
+    status, headers, body = _get(server, "/sub/")
+    assert status == 404 and b"app.js" not in body
+    for path in ("/sub/app.js", "/sub/", "/missing"):
+        status, headers, body = _get(server, path)
+        assert headers["Server"] == "static" and not re.search(rb"Python|SimpleHTTP|\d+\.\d+\.\d+", body)
+
+
+@built
+def test_built_site_compressed_copies_match_their_files():
+    import gzip
+    copies = sorted(SITE.rglob("*.gz"))
+    names = {c.name for c in copies}
+    assert "pyodide.asm.wasm.gz" in names and "index.html.gz" in names
+    for c in copies:
+        assert gzip.decompress(c.read_bytes()) == c.with_name(c.name[:-3]).read_bytes(), c
