@@ -17,7 +17,8 @@ worker, main.js, and every asset):
 
 Stages: Pyodide core (npm) -> compiled wheels (checked against the official lock) ->
 pure wheels (PyPI, pinned by hash; markupsafe/pyyaml built pure from sdists; Panel and
-Bokeh slimmed) -> the project's wheel -> the site's pyodide-lock.json -> panel convert
+Bokeh slimmed) -> the project's wheel -> every pure wheel compiled to 3.12 bytecode
+(Pyodide under node; buildtools/bytecode.py) -> the site's pyodide-lock.json -> panel convert
 (once per chapter, in one process) and rewrites -> verification (no external fetch,
 every reference local, lock hashes).
 """
@@ -39,6 +40,7 @@ from buildtools.fetch import (
     fetch_pyodide_core, pip_download,
 )
 from buildtools.lock import build_lock, resolve_closure
+from buildtools.bytecode import compile_wheels
 from buildtools.compress import precompress
 from buildtools.serve import serve
 from buildtools.verify import site_summary, verify_site
@@ -78,13 +80,13 @@ def build(app: Path, site: Path, cache: Path) -> None:
     pyo = new / PYODIDE_DIR
     pyo.mkdir(parents=True)
 
-    with stage(f"1/8 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
+    with stage(f"1/9 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
         core = fetch_pyodide_core(cache)
         for f in pins.PYODIDE_CORE_FILES:
             shutil.copy2(core / f, pyo / f)
         official = json.loads((core / "pyodide-lock.json").read_text())
 
-    with stage(f"2/8 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
+    with stage(f"2/9 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
                "checked against the official lock"):
         source = fetch_compiled_source(cache)
         compiled = extract_compiled(source, official["packages"], list(pins.COMPILED_PACKAGES),
@@ -92,7 +94,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for path in compiled.values():
             shutil.copy2(path, pyo / path.name)
 
-    with stage(f"3/8 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
+    with stage(f"3/9 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
                "from sdists, Panel and Bokeh slimmed"):
         pure = []
         for spec, sha in pins.PURE_WHEELS.items():
@@ -103,13 +105,19 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for spec, sha in pins.SDIST_WHEELS.items():
             pure.append(build_sdist_wheel(spec, sha, cache))
 
-    with stage(f"4/8 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
+    with stage(f"4/9 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
         project = build_project_wheel(REPO, cache / "project")
         pure.append(project)
+
+    with stage("5/9 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
+        pure, summary = compile_wheels(pure, core, cache)
         for whl in pure:
             shutil.copy2(whl, pyo / whl.name)
+        print(f"[build]   {summary['modules']} modules in {len(pure)} wheels ({summary['compiled_now']} "
+              f"compiled now, {summary['cached']} from the cache); kept as source: "
+              + (", ".join(summary["kept"]) or "none"))
 
-    with stage("5/8 pyodide-lock.json for exactly the shipped packages"):
+    with stage("6/9 pyodide-lock.json for exactly the shipped packages"):
         infos = [read_wheel(pyo / w.name) for w in pure]
         lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos)
         (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
@@ -119,17 +127,17 @@ def build(app: Path, site: Path, cache: Path) -> None:
             raise BuildError(f"lock entries nothing installs: {unused}")
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
-    with stage(f"6/8 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
+    with stage(f"7/9 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
         result = convert(app, REPO, new, set(lock["packages"]), chapters)
         print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
               f"one worker {result['worker']}")
 
-    with stage("7/8 verify: no external fetch, local references, lock hashes"):
+    with stage("8/9 verify: no external fetch, local references, lock hashes"):
         notes = verify_site(new, result["worker"], f"{PYODIDE_DIR}/pyodide-lock.json")
         for n in notes:
             print(f"[build]   {n}")
 
-    with stage("8/8 compress: a gzip copy of each text and wasm file, as a static host sends them"):
+    with stage("9/9 compress: a gzip copy of each text and wasm file, as a static host sends them"):
         count, before, after = precompress(new)
         print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
 

@@ -26,9 +26,6 @@ PURE_WHEELS = {
     "param==2.4.2": "56f56e991d11cdf9fa8248ca3b1c7d5badfd6b4da3b3886b764b95823d270b07",
     "pyviz-comms==3.0.6": "4eba6238cd4a7f4add2d11879ce55411785b7d38a7c5dba42c7a0826ca53e6c2",
     "jinja2==3.1.6": "85ece4451f492d0c13c5dd7c13a64681a86afae63a5f347908daf103ce6d2f67",
-    "xyzservices==2026.9.1": "af4fddac0f1fa5f7951834e2c58e10109e722be548cb1fe4f1a8e8b18cef4c09",
-    "narwhals==2.29.0": "1c69b3dc30240f6e848c5a673cafc86affa44184ecce721e25b7194663ad10dc",
-    "markdown==3.11.3": "e1a31a112232504d753e5c01bb8c2de90d3f0ba986b063e10770cf7695b09e73",
     "markdown-it-py==4.3.0": "7aa1511a46c39138de78d9eba92ce47e63124d8003fc98b3a351909e04239efa",
     "mdurl==0.1.2": "84008a41e51615a49fc9966191ff91509e3c40b939176e643fd50a5c2196b8f8",
     "mdit-py-plugins==0.7.0": "7f8e30403f3dd8bfe3afcdcbc6e61066d3f2e714167507b9c26eb385ec399353",
@@ -38,7 +35,6 @@ PURE_WHEELS = {
     "idna==3.20": "ab7ae7122974553370f0bdb919e1a960b2cd1bc1ef0276416d896db81c14582c",
     "urllib3==2.8.0": "0cf3cae568d36aa9576b28dfb35f11328f1cb974ca7647d9475ebb86c75ac6e3",
     "certifi==2026.10.19.post1": "1324c476b4811eff41a8bc2122cd0bbd4d9c7234c725446d99ab1612b3a7fdd2",
-    "typing-extensions==4.16.0": "481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8",
     "tqdm==4.70.1": "c293e525e6fef9c20e8728fd4612df02a0aa31bb5fe91ecd93e123b1b7bffa73",
     # Panel's Pyodide module imports pandas when pyodide_http is missing: keep it.
     "pyodide-http==0.2.1": "504f62904536a91049c12d0b9162ebaa187a84a3dd877e17c04fd9bf6ec3b68e",
@@ -62,6 +58,15 @@ DROPPED = {
     "panel-material-ui": "a separate component library Panel never imports itself",
     "tornado": "Bokeh's marker already excludes it on emscripten",
     "colorama": "tqdm needs it on Windows only",
+    # Never imported by the lab (every chapter built, in Pyodide): left out, less to fetch and unpack.
+    # Pins to restore one: narwhals==2.29.0 1c69b3dc30240f6e848c5a673cafc86affa44184ecce721e25b7194663ad10dc,
+    # xyzservices==2026.9.1 af4fddac0f1fa5f7951834e2c58e10109e722be548cb1fe4f1a8e8b18cef4c09,
+    # markdown==3.11.3 e1a31a112232504d753e5c01bb8c2de90d3f0ba986b063e10770cf7695b09e73,
+    # typing-extensions==4.16.0 481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8.
+    "narwhals": "Bokeh imports it only for a DataFrame/Series input (the lab passes dicts and arrays); 1 MB",
+    "xyzservices": "Bokeh imports it only for map tile providers (none in the lab)",
+    "markdown": "Panel imports it only for Markdown(renderer='markdown'); the lab uses markdown-it",
+    "typing-extensions": "Panel and Bokeh import it only under TYPE_CHECKING on Python 3.12",
 }
 
 # The project's own wheel (gleam, app, content), rebuilt on every build.

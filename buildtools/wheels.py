@@ -76,8 +76,8 @@ def _top_level_imports(names: list[str]) -> list[str]:
             continue
         if "/" in n:
             tops.add(first)
-        elif n.endswith(".py"):
-            tops.add(n[:-3])
+        elif n.endswith((".py", ".pyc")):  # a top-level module, as source or (bytecode stage) sourceless
+            tops.add(n.rsplit(".", 1)[0])
     return sorted(tops)
 
 

@@ -6,11 +6,13 @@ its worker agree on the chapter (deep links), the URL scanner itself, and the ca
 `build.py --serve`. The full build is exercised by test.sh and the browser tests; when site/
 exists, its lock, URLs and chapter pages are checked here too.
 """
+import base64
 import hashlib
 import html as htmllib
 import json
 import os
 import re
+import shutil
 import sys
 import types
 import zipfile
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from buildtools import pins
+from buildtools import bytecode, pins
 from buildtools.convert import (
     PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
@@ -454,7 +456,8 @@ def test_built_site_ships_every_module_of_the_project():
     """The project's wheel in the site holds every module and chapter text of gleam, app and
     content (a subpackage missing from the packaging only fails inside the browser)."""
     wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_NAME}-*-py3-none-any.whl"))
-    shipped = set(zipfile.ZipFile(wheel).namelist())
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = set(names) | {n[:-1] for n in names if n.endswith(".pyc")}  # a module as bytecode or source
     sources = {p.relative_to(ROOT).as_posix() for d in ("gleam", "app", "content")
                for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".md") and "__pycache__" not in p.parts}
     assert sources and sources <= shipped, sorted(sources - shipped)
@@ -598,3 +601,100 @@ def test_built_site_compressed_copies_match_their_files():
     assert "pyodide.asm.wasm.gz" in names and "index.html.gz" in names
     for c in copies:
         assert gzip.decompress(c.read_bytes()) == c.with_name(c.name[:-3]).read_bytes(), c
+
+
+# ---------------------------------------------------------------- bytecode (Pyodide's Python under node)
+
+CACHE = Path(os.environ.get("GLEAM_BUILD_CACHE") or ROOT / "build-cache").resolve()
+PYODIDE_CORE = CACHE / "npm" / f"pyodide-{pins.PYODIDE_VERSION}"
+needs_pyodide = pytest.mark.skipif(
+    not (PYODIDE_CORE / "pyodide.js").exists() or shutil.which("node") is None,
+    reason="needs node and Pyodide's npm package in the build cache (python build.py fetches it)")
+
+
+def read_record(z: zipfile.ZipFile) -> dict:
+    name = next(n for n in z.namelist() if n.endswith(".dist-info/RECORD"))
+    rows = [line.split(",") for line in z.read(name).decode().splitlines() if line]
+    return {path: (digest, size) for path, digest, size in rows}
+
+
+def assert_record_consistent(z: zipfile.ZipFile):
+    record = read_record(z)
+    assert set(record) == set(z.namelist()), set(record) ^ set(z.namelist())
+    for name in z.namelist():
+        if name.endswith(".dist-info/RECORD"):
+            assert record[name] == ("", "")
+            continue
+        data = z.read(name)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert record[name] == (f"sha256={digest}", str(len(data))), name
+
+
+TOY_FILES = {
+    "toy/__init__.py": "from .mod import f\n",
+    "toy/mod.py": "def f():\n    return 'compiled'\n",
+    "toy/keep.py": "SOURCE = 'read as text'\n",
+    "toy/templates/page.html": "<p>{{ x }}</p>\n",
+    "toy/__pycache__/mod.cpython-311.pyc": "stale",
+    "toy.pth": "import toy\n",
+}
+
+
+@needs_pyodide
+def test_compiled_wheel_is_sourceless_312_bytecode_with_a_consistent_record(tmp_path, monkeypatch):
+    monkeypatch.setitem(bytecode.KEEP_SOURCE, "toy/keep.py", "read as text by the test")
+    src = make_wheel(tmp_path, "toy", "1.0", files=TOY_FILES)
+    [out], summary = bytecode.compile_wheels([src], PYODIDE_CORE, tmp_path / "cache")
+    assert out.name == src.name and summary["compiled_now"] == 1
+    assert summary["kept"] == {"toy/keep.py": "read as text by the test"}
+    with zipfile.ZipFile(out) as z, zipfile.ZipFile(src) as zin:
+        names = set(z.namelist())
+        assert {"toy/__init__.pyc", "toy/mod.pyc"} <= names
+        assert not {"toy/__init__.py", "toy/mod.py", "toy/__pycache__/mod.cpython-311.pyc"} & names
+        for n in ("toy/keep.py", "toy/templates/page.html", "toy.pth"):
+            assert z.read(n) == zin.read(n)
+        pyc = z.read("toy/mod.pyc")
+        assert pyc[:4] == b"\xcb\r\r\n"  # importlib.util.MAGIC_NUMBER of CPython 3.12
+        assert pyc[4:8] == (1).to_bytes(4, "little")  # hash-based, unchecked: the same bytes every build
+        assert b"/lib/python3.12/site-packages/toy/mod.py" in pyc  # co_filename: where Pyodide installs it
+        assert read_wheel(out).name == "toy" and read_wheel(out).version == "1.0"
+        assert_record_consistent(z)
+    # unchanged input: from the cache, node is not started
+    monkeypatch.setattr(bytecode, "_run_pyodide", lambda *a: pytest.fail("node ran for a cached wheel"))
+    [again], summary = bytecode.compile_wheels([src], PYODIDE_CORE, tmp_path / "cache")
+    assert again == out and summary == {**summary, "compiled_now": 0, "cached": 1}
+
+
+@needs_pyodide
+def test_a_module_read_as_text_by_its_neighbour_must_be_kept_as_source(tmp_path):
+    files = {"toy/__init__.py": "",
+             "toy/export.py": "from pathlib import Path\nT = Path(__file__).with_name('script.py')\n",
+             "toy/script.py": "print('hello')\n"}
+    src = make_wheel(tmp_path, "toy", "1.0", files=files)
+    with pytest.raises(BuildError, match="toy/script.py.*KEEP_SOURCE"):
+        bytecode.compile_wheels([src], PYODIDE_CORE, tmp_path / "cache")
+
+
+@built
+def test_built_site_ships_its_pure_wheels_as_312_bytecode():
+    """Every pure wheel the worker installs is sourceless, apart from the files kept on purpose."""
+    lock = json.loads((SITE / PYODIDE_DIR / "pyodide-lock.json").read_text())
+    pure = [e for k, e in lock["packages"].items() if k not in pins.COMPILED_PACKAGES]
+    assert len(pure) == len(pins.PURE_WHEELS) + len(pins.SDIST_WHEELS) + 1
+    kept = set()
+    for entry in pure:
+        with zipfile.ZipFile(SITE / PYODIDE_DIR / entry["file_name"]) as z:
+            names = z.namelist()
+            sources = [n for n in names if bytecode.is_kept_source(n)]
+            assert set(sources) <= set(bytecode.KEEP_SOURCE), (entry["file_name"], sources)
+            kept |= set(sources)
+            pycs = [n for n in names if n.endswith(".pyc")]
+            assert pycs and all(z.read(n)[:4] == bytecode.MAGIC_312 for n in pycs), entry["file_name"]
+            assert not any("__pycache__/" in n for n in names)
+            assert_record_consistent(z)
+    assert kept == set(bytecode.KEEP_SOURCE)
+
+
+def test_a_sourceless_top_level_module_is_still_an_import_of_its_wheel(tmp_path):
+    whl = make_wheel(tmp_path, "solo", "1.0", files={"solo.pyc": "x", "pkg/__init__.pyc": "x"})
+    assert read_wheel(whl).imports == ["pkg", "solo"]

@@ -1,0 +1,136 @@
+"""Cold loads alone, repeated, beside Pyodide's own floor: same machine, same chromium, same run.
+
+    python benchmarks/floor.py --url http://127.0.0.1:8000/ [--url http://127.0.0.1:8001/] [--runs 3]
+
+Each URL is a served static site (`python build.py --serve --no-build --site DIR --port P`). For
+every run, in turn for each URL (interleaved, so that load on a shared machine falls on all
+alike), a fresh chromium profile (empty HTTP and code caches):
+
+- floor: a bare page on that site's origin whose Web Worker loads the site's own Pyodide
+  (`pyodide/<version>/`) and its numpy and runs one NumPy call; time from navigation start to
+  the worker's answer, and the worker's CPU-seconds;
+- cold: benchmarks/browser.py's measure_load on `?chapter=1` (interactive = chapter 1's Step
+  changes ch1.step), with the worker's phases and CPU-seconds.
+
+Prints a table, then as its last line one JSON object: per URL, the median of the runs
+(floor_s, cold_interactive_s, cold_over_floor, cold_worker_cpu_s, floor_worker_cpu_s) and
+every run. Nothing is asserted.
+"""
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+sys.path.insert(0, str(BENCH_DIR.parent))
+
+from browser import (  # noqa: E402
+    CHROMIUM, CHROMIUM_ARGS, INSTRUMENT_JS, chromium_cpu, cpu_delta, measure_load, wait_until,
+)
+from buildtools import pins  # noqa: E402
+
+FLOOR_PATH = "__floor__.html"
+FLOOR_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body>
+<script>
+const base = new URL("./pyodide/%(version)s/", location.href).href;
+const src = `importScripts("${base}pyodide.js");
+(async () => {
+  const py = await loadPyodide({indexURL: "${base}"});
+  await py.loadPackage("numpy");
+  postMessage("ok " + py.runPython("import numpy; str(int(numpy.arange(10).sum()))"));
+})().catch((e) => postMessage("error " + e));`;
+const worker = new Worker(URL.createObjectURL(new Blob([src], {type: "text/javascript"})));
+worker.onmessage = (e) => { window.__floor = {msg: e.data, t: performance.now()}; };
+</script></body></html>"""
+
+
+def fresh_context(pw, profile):
+    return pw.chromium.launch_persistent_context(str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                                 viewport={"width": 1400, "height": 900})
+
+
+def guard(context, external):
+    def on_request(request):
+        host = re.sub(r"^[a-z]+://([^/:]+).*$", r"\1", request.url)
+        if request.url.startswith(("http://", "https://", "ws://", "wss://")) and host != "127.0.0.1":
+            external.append(request.url)
+    context.on("request", on_request)
+
+
+def measure_floor(pw, base_url, workdir, external, timeout=180):
+    profile = Path(tempfile.mkdtemp(prefix="floor-", dir=workdir))
+    context = fresh_context(pw, profile)
+    guard(context, external)
+    # only the bare page itself is served from here; Pyodide and numpy come from the site, uncached
+    context.route(f"{base_url}{FLOOR_PATH}", lambda route: route.fulfill(
+        status=200, content_type="text/html", body=FLOOR_HTML % {"version": pins.PYODIDE_VERSION}))
+    page = context.pages[0] if context.pages else context.new_page()
+    cpu0 = chromium_cpu(profile)
+    page.goto(base_url + FLOOR_PATH)
+    done = wait_until(lambda: page.evaluate("window.__floor || null"), timeout, what="the floor page's worker")
+    cpu = cpu_delta(cpu0, chromium_cpu(profile))
+    context.close()
+    if not done["msg"].startswith("ok"):
+        raise RuntimeError(f"floor page failed: {done['msg']}")
+    return {"floor_s": done["t"] / 1000, "worker_cpu_s": cpu["worker"], "all_cpu_s": cpu["all"]}
+
+
+def measure_cold(pw, base_url, workdir, external, console_errors):
+    profile = Path(tempfile.mkdtemp(prefix="cold-", dir=workdir))
+    context = fresh_context(pw, profile)
+    context.add_init_script(INSTRUMENT_JS)
+    guard(context, external)
+    context.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    page = context.pages[0] if context.pages else context.new_page()
+    m = measure_load(page, base_url + "?chapter=1", profile)
+    context.close()
+    return {"interactive_s": m["interactive_s"], "overlay_gone_s": m["overlay_gone_s"],
+            "prose_visible_s": m["prose_visible_s"], "worker_cpu_s": m["cpu"]["worker"],
+            "all_cpu_s": m["cpu"]["all"], "phases": [[round(t, 2), p] for t, p in m["phases"]]}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--url", action="append", required=True, help="a served site (repeatable)")
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args(argv)
+    urls = [u if u.endswith("/") else u + "/" for u in args.url]
+    from playwright.sync_api import sync_playwright
+    workdir = Path(tempfile.mkdtemp(prefix="gleam-floor-bench-"))
+    external, console_errors = [], []
+    runs = {u: [] for u in urls}
+    with sync_playwright() as pw:
+        for i in range(args.runs):
+            for u in urls:
+                floor = measure_floor(pw, u, workdir, external)
+                cold = measure_cold(pw, u, workdir, external, console_errors)
+                runs[u].append({"floor": floor, "cold": cold})
+                print(f"run {i + 1} {u}: floor {floor['floor_s']:.2f} s ({floor['worker_cpu_s']:.1f} worker CPU-s); "
+                      f"cold interactive {cold['interactive_s']:.2f} s ({cold['worker_cpu_s']:.1f} worker CPU-s); "
+                      "phases " + ", ".join(f"{p} {t:.2f}" for t, p in cold["phases"]), flush=True)
+    summary = {}
+    for u, rs in runs.items():
+        med = lambda xs: round(statistics.median(xs), 2)  # noqa: E731
+        floor_s = med([r["floor"]["floor_s"] for r in rs])
+        cold_s = med([r["cold"]["interactive_s"] for r in rs])
+        summary[u] = {"floor_s": floor_s, "cold_interactive_s": cold_s,
+                      "cold_over_floor": med([r["cold"]["interactive_s"] / r["floor"]["floor_s"] for r in rs]),
+                      "cold_worker_cpu_s": med([r["cold"]["worker_cpu_s"] for r in rs]),
+                      "floor_worker_cpu_s": med([r["floor"]["worker_cpu_s"] for r in rs]),
+                      "runs": rs}
+        print(f"{u}: median of {len(rs)}: floor {floor_s} s, cold {cold_s} s, cold/floor "
+              f"{summary[u]['cold_over_floor']}, worker CPU-s cold {summary[u]['cold_worker_cpu_s']} / floor "
+              f"{summary[u]['floor_worker_cpu_s']}")
+    print(f"external requests: {len(external)}; console errors: {len(console_errors)}")
+    for e in console_errors[:5]:
+        print("  console error:", e[:200])
+    print(json.dumps({"sites": summary, "external_requests": len(external), "console_errors": len(console_errors)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
