@@ -24,7 +24,8 @@ import param
 
 import content
 from app import chapters
-from app.widgets import url_state
+from app.widgets import a11y, url_state
+from app.widgets import dark   # the light/dark theme: its toggle and the figures' colours
 from app.widgets.page import gv, html_pane
 from app.widgets.theme import variables_css
 
@@ -112,6 +113,7 @@ class Lab(pn.viewable.Viewer):
         params.setdefault("embed", mode != "" or params["widget_only"])
         super().__init__(**params)
         self._views = {}
+        self.on_build = []      # callables given each chapter viewer as soon as it is built
         self._nav = {}
         self._location = location
         self._applying = False       # controls are being set from the URL: write it once, after
@@ -123,24 +125,37 @@ class Lab(pn.viewable.Viewer):
                                        sizing_mode="stretch_width", margin=(1, 12, 1, 4))
             button.on_click(partial(self._go, cid))
             self._nav[cid] = button
-        toc = pn.Column(pn.pane.HTML(MASTHEAD, margin=(10, 10, 6, 10)), *self._nav.values(), width=250,
-                        css_classes=["gl-toc"], visible=not self.embed, styles=TOC_STYLES)
+        # on a narrow page the contents fold away behind this button (app.widgets.a11y)
+        self._fold = pn.widgets.Toggle(label="☰ Contents", value=False, css_classes=["gl-toc-toggle"],
+                                       sizing_mode="stretch_width", margin=(2, 12, 6, 4))
+        self._fold.param.watch(self._fold_toc, "value")
+        self._toc = toc = pn.Column(
+            a11y.skip_link(), pn.pane.HTML(MASTHEAD, margin=(10, 10, 6, 10)), self._fold, *self._nav.values(),
+            width=250, css_classes=["gl-toc"], visible=not self.embed, styles=TOC_STYLES,
+            stylesheets=[a11y.TOC_FOLD_CSS])
         self._message = html_pane(self._message_html(), css_classes=["gl-lab-message"], margin=(4, 34, 0, 34))
         self._main = pn.Column(sizing_mode="stretch_width", margin=(0, 24), css_classes=["gl-main"])
-        self._layout = pn.Row(toc, pn.Column(self._message, self._main, sizing_mode="stretch_width"),
-                              sizing_mode="stretch_width", stylesheets=[variables_css()])
+        self._layout = pn.Row(toc, pn.Column(self._message, self._main, sizing_mode="stretch_width",
+                                             css_classes=["gl-chapter-area"], stylesheets=[a11y.AREA_CSS]),
+                              sizing_mode="stretch_width", stylesheets=[variables_css(), a11y.LAB_CSS])
         pairs, too_long = url_state.parse_query(search)
         self._apply(pairs, too_long, first=True)       # builds the initial chapter, once
+        self.theme = dark.install(self)                 # the theme toggle, and everything following it
         if self._location is not None:  # Back/Forward (and the page's own URL, once rendered)
             self._location.param.watch(self._from_url, "search")
             self._location.param.watch(lambda event: self._refresh_links(), "href")
         if pn.state.curdoc is not None:
             url_state.install_navigation(pn.state.curdoc)
+            a11y.install(pn.state.curdoc)
 
     # ------------------------------------------------------------ navigation
     def _go(self, chapter_id, event=None):
         self.message = ""
+        self._fold.value = False           # a narrow page folds the contents once one is chosen
         self.chapter = chapter_id
+
+    def _fold_toc(self, event):
+        self._toc.css_classes = ["gl-toc"] + (["gl-toc-open"] if event.new else [])
 
     def built_chapters(self):
         """The ids of the chapters built so far, in the order they were first shown."""
@@ -151,6 +166,8 @@ class Lab(pn.viewable.Viewer):
         if chapter_id not in self._views:
             viewer = self._views[chapter_id] = chapters.make_viewer(chapter_id)
             viewer.show_widget_only(self.widget_only)
+            for hook in self.on_build:          # (the theme styles it before it is shown)
+                hook(viewer)
             names = list(viewer.url_controls())
             if names:
                 viewer.param.watch(partial(self._control_changed, chapter_id), names)

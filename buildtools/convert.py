@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import pins
 from .fetch import BuildError
+from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
 
 PANEL_CDN_ROOT = "./panel-cdn/"
 PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels
@@ -283,7 +284,7 @@ def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
     if chapter not in chapters or any(not re.fullmatch(r"[\w-]+", c) for c in chapters):
         raise BuildError(f"chapter ids must be plain names: {chapter!r} in {chapters}")
     script = (DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX)
-              + "\n" + EMBED_SCRIPT.replace("__PAGE__", json.dumps(chapter)))
+              + "\n" + EMBED_SCRIPT.replace("__PAGE__", json.dumps(chapter)) + "\n" + head_html())
     html = _sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
                      "the page's <meta charset> (to put the deep-link script first)")
     return _sub_once(WORKER_RE, lambda m: f'new Worker("./{m.group(1)}" + glPage.workerQuery)', html,

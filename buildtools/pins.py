@@ -73,3 +73,11 @@ DROPPED = {
 PROJECT_NAME = "gleam"
 # What the worker asks micropip for; everything else comes in through lock dependencies.
 WORKER_INSTALLS = ("bokeh", "panel", "pyodide-http", PROJECT_NAME)
+
+# Test input, not part of the site: axe-core, the accessibility checker the browser tests inject
+# into every page from the local filesystem (tests/browser/test_a11y.py).
+# `npm view axe-core@4.14.1 dist.integrity`
+AXE_VERSION = "4.14.1"
+AXE_NPM_INTEGRITY = (
+    "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
+)

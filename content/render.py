@@ -6,6 +6,7 @@ plain lists, dicts and floats) and `{{ e.states[0][0] | f4 }}` prints one entry 
 formatters of content.formatting. The context holds data only — no module, nothing callable —
 so a template can pick numbers but not compute them; an unknown name fails loudly.
 """
+import html
 import re
 
 from content.chapters import source
@@ -56,12 +57,22 @@ def markdown_to_html(text):
     rendered = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table").render(body)
 
     # MathJax reads the math from the HTML source as is: keep & (alignment) raw, spell < and >
-    # as TeX commands so that no tag can be formed.
+    # as TeX commands so that no tag can be formed. Each formula is wrapped in an element that
+    # says it as its TeX source (role=img, aria-label): MathJax's SVG carries no text of its own
+    # (the page hides the SVG from assistive technology, app.widgets.a11y).
     def restore(m):
         tex = maths[int(m.group(1))]
-        return tex.replace("<", r"\lt ").replace(">", r"\gt ")
+        return (f'<span class="gl-math" role="img" aria-label="{math_label(tex)}">'
+                + tex.replace("<", r"\lt ").replace(">", r"\gt ") + "</span>")
 
     return re.sub(r"GLMATH(\d+)X", restore, rendered)
+
+
+def math_label(tex):
+    """A formula's text alternative: its TeX without the delimiters, on one line, escaped for an
+    attribute ("h_t = \\tanh(a h_{t-1})")."""
+    body = tex[2:-2] if tex.startswith(("$$", "\\(")) else tex
+    return html.escape(" ".join(body.split()), quote=True)
 
 
 def render_html(chapter_id):

@@ -3,6 +3,7 @@
 #   .venv         the project (editable) with the app and test extras (panel, bokeh, param, torch, playwright)
 #   .venv-np202   the core alone on numpy 2.0.2, the version Pyodide runs in the browser
 #   chromium      Debian's, for the browser tests (Playwright never downloads a browser here)
+#   axe-core      npm's, pinned, into build-cache/npm/ for the accessibility tests (--tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -35,6 +36,9 @@ if [ "${1:-}" = "--tests" ]; then
   .venv-np202/bin/python -m pip install -q --upgrade pip
   .venv-np202/bin/python -m pip install -q "numpy==2.0.2" "pytest>=8" "hypothesis>=6.100" "torch==2.13.0"
   .venv-np202/bin/python -m pip install -q --no-deps -e .
+
+  echo "== fetching axe-core (pinned, hash-checked) for the accessibility tests"
+  .venv/bin/python -m buildtools.axe "${GLEAM_BUILD_CACHE:-build-cache}" >/dev/null
 
   if [ ! -x /usr/bin/chromium ]; then
     echo "== installing Debian's chromium"

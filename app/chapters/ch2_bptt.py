@@ -83,7 +83,7 @@ class BPTTChapter(ChapterViewer):
                          f"w = {WINDOW['w']}, h<sub>0</sub> = 0, loss ½ (h<sub>{WINDOW['T']}</sub> − "
                          f"{WINDOW['y']})<sup>2</sup>.</div>", width=250, margin=(4, 10)),
             width=270)
-        heading = "<h3 style='margin: 4px 0'>{}</h3>"
+        heading = "<h2 style='font-size: 1.17em; margin: 4px 0'>{}</h2>"
         return card(
             pn.pane.HTML(heading.format("1 · The backward pass, step by step"), sizing_mode="stretch_width"),
             wrap_row(walk_controls, self._walk_values, basis=420),

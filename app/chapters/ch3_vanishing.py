@@ -18,6 +18,7 @@ from bokeh.plotting import figure
 from panel.io.document import unlocked
 
 from app.chapters.base import ChapterViewer
+from app.widgets.a11y import describe
 from app.widgets.figures import LinePlot
 from app.widgets.page import HTMLBox, card, gv, table, wrap_row
 from app.widgets.theme import PALETTE
@@ -217,4 +218,5 @@ class VanishingChapter(ChapterViewer):
             fig.add_layout(Span(location=0, dimension=dim, line_color=PALETTE.border))
         fig.legend.location = "top_left"
         fig.xaxis.axis_label, fig.yaxis.axis_label = "g₁", "g₂"
-        return fig
+        return describe(fig, "Arrows of two gradient entries (g₁, g₂): as computed, and after clipping by the "
+                             "global norm, which shortens the arrow without turning it")

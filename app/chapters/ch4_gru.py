@@ -10,6 +10,7 @@ from bokeh.plotting import figure
 from panel.io.document import unlocked
 
 from app.chapters.base import ChapterViewer
+from app.widgets.a11y import describe
 from app.widgets.page import card, gv, html_pane, table, wrap_row
 from app.widgets.theme import PALETTE
 from content import fmt_gate
@@ -28,10 +29,10 @@ class GRUChapter(ChapterViewer):
 
     chapter_id = "4"
 
-    z1 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.001, label="z₁")
-    z2 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.001, label="z₂")
-    r1 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.001, label="r₁")
-    r2 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.001, label="r₂")
+    z1 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.01, label="z₁")
+    z2 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.01, label="z₂")
+    r1 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.01, label="r₁")
+    r2 = param.Number(default=0.5, bounds=(0.0, 1.0), step=0.01, label="r₂")
     convention = param.Selector(default="textbook", objects=list(CONVENTIONS), label="Convention")
     preset_hand = param.Event(label="Back to the hand example")
     preset_hold = param.Event(label="Unit 1 writes, unit 2 holds")
@@ -184,7 +185,8 @@ class GRUChapter(ChapterViewer):
             fig.add_layout(Span(location=x, dimension="height", line_color=PALETTE.border,
                                 line_dash="dashed" if x else "solid"))
         fig.xaxis.axis_label = "value in [−1, 1]"
-        return fig
+        return describe(fig, "Number lines, one per unit, on [−1, 1]: the previous h, the candidate and "
+                             "the new h, which lies between them as far toward the candidate as z says")
 
     def _make_meters(self, T):
         fig = figure(y_range=FactorRange(), x_axis_type="log", x_range=(METER_FLOOR, 1e4), height=200,
@@ -196,4 +198,5 @@ class GRUChapter(ChapterViewer):
         fig.ygrid.grid_line_color = None
         fig.xaxis.ticker = FixedTicker(ticks=[1e-20, 1e-15, 1e-10, 1e-5, 1.0])
         fig.add_layout(Span(location=1.0, dimension="height", line_color=PALETTE.muted, line_dash="dashed"))
-        return fig
+        return describe(fig, f"Carry meters on a log scale, two bars per unit: keep = 1 − z, what survives "
+                             f"one step, and (1 − z)^{T}, what survives {T} steps")

@@ -91,7 +91,7 @@ class TrainingChapter(ChapterViewer):
                           css_classes=["gl-ch6-gc-run"], width=240),
              self.control("run_bug", w.Button, label="Run it with a bug (= for +=)",
                           css_classes=["gl-ch6-gc-bug"], width=240)], self._gc.pane)
-        head = lambda text: pn.pane.HTML(f"<h3>{text}</h3>", margin=(0, 10))   # noqa: E731
+        head = lambda text: pn.pane.HTML(f"<h2 style='font-size: 1.17em'>{text}</h2>", margin=(0, 10))   # noqa: E731
         return card(head("Cross-entropy on five logits"), loss_part, head("Temperature"), temp_part,
                     head("Gradient check of the char-level GRU"), check_part, layout=pn.Column)
 

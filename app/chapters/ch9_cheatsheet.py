@@ -83,7 +83,7 @@ class CheatSheetChapter(ChapterViewer):
                     self.control("reveal", w.Toggle, label="Show the answer", width=140))], self._verdicts, width=390)
         budget = beside([self.control(name, w.IntInput, label=label, width=240) for name, label in INPUTS],
                         self._budget_pane)
-        head = lambda text: pn.pane.HTML(f"<h3>{text}</h3>", margin=(0, 10))   # noqa: E731
+        head = lambda text: pn.pane.HTML(f"<h2 style='font-size: 1.17em'>{text}</h2>", margin=(0, 10))   # noqa: E731
         return card(head("Self-test: one GRU step by hand"), self_test,
                     head("Deployment budget of a GRU language model"), budget, layout=pn.Column)
 

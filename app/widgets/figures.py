@@ -16,6 +16,7 @@ from bokeh.models import (ColorBar, ColumnDataSource, FactorRange, Label, Legend
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
+from app.widgets.a11y import describe
 from app.widgets.theme import PALETTE
 
 
@@ -42,6 +43,9 @@ class SignedBars:
         fig.xgrid.grid_line_color = None
         fig.xaxis.axis_label = x_label
         fig.yaxis.axis_label = y_label
+        names = ", ".join(" ".join(f) if isinstance(f, tuple) else str(f) for f in self.factors[:12])
+        describe(fig, f"Bar chart of {y_label or 'values'}, one signed bar each for {names}"
+                      + (f" ({x_label})" if x_label else "") + "; bars below zero are values < 0.")
 
     def _data(self, values, colors=None):
         colors = colors or [PALETTE.positive if v >= 0 else PALETTE.negative for v in values]
@@ -94,6 +98,9 @@ class LinePlot:
                 fig.add_layout(model)
         fig.xaxis.axis_label = x_label
         fig.yaxis.axis_label = y_label
+        labels = ", ".join(label for label, _, _ in series.values() if label)
+        describe(fig, f"Line chart{': ' + title if title else ''}. {labels or 'a line'} against "
+                      f"{x_label or 'x'}" + (f", y: {y_label}" if y_label else "") + (" on a log scale" if y_log else ""))
 
     def show(self, **lines):
         """name=(xs, ys) for each line to replace."""
@@ -152,6 +159,9 @@ class Heatmaps:
         fig.xaxis.axis_label = x_label
         fig.yaxis.axis_label = y_label
         fig.title.text_font_size = "9pt"
+        describe(fig, f"Heatmap: {title}, {rows} rows by {cols} columns"
+                      + (f" ({y_label} by {x_label})" if x_label and y_label else "")
+                      + f", coloured from {low:g} to {high:g}")
         return fig
 
     def _data(self, arrays):

@@ -23,11 +23,13 @@ PROSE_CSS = """
 .gl-prose-body th, .gl-prose-body td { border: 1px solid var(--gl-border); padding: 0.2em 0.6em; text-align: left; }
 .gl-prose-body blockquote { border-left: 3px solid var(--gl-border); margin: 0.8em 0; padding: 0 0.9em; color: var(--gl-quote); }
 .gl-prose-body mjx-container[display="true"], .gl-prose-body svg { max-width: 100%%; }
+.gl-prose-body { overflow-wrap: anywhere; }
+.gl-prose-body table, .gl-prose-body pre, .gl-prose-body mjx-container[display="true"] { display: block; overflow-x: auto; max-width: 100%%; }
 """ % PROSE_MAX_WIDTH
 
 PANEL_CSS = """
 .gl-card { border: 1px solid var(--gl-border); border-radius: 6px; padding: 0.5em 0.8em; background: var(--gl-surface); }
-.gl-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.gl-table { border-collapse: collapse; font-variant-numeric: tabular-nums; display: block; overflow-x: auto; max-width: 100%; }
 .gl-table th, .gl-table td { padding: 0.15em 0.7em; text-align: right; border-bottom: 1px solid var(--gl-rule); }
 .gl-table th:first-child, .gl-table td:first-child { text-align: left; }
 .gv { font-family: var(--gl-mono); }
@@ -49,8 +51,9 @@ def gv(key, text, cls=""):
 
 
 def table(header, rows):
-    """A small HTML table; `header` cells are escaped, row cells are trusted HTML built by gv()."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    """A small HTML table; `header` cells are escaped, row cells are trusted HTML built by gv().
+    An empty header cell (the corner above the row labels) is a plain cell, not a nameless header."""
+    head = "".join(f"<th>{html.escape(h)}</th>" if h else "<td></td>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     return f'<table class="gl-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 

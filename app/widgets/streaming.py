@@ -12,6 +12,7 @@ from bokeh.models import ColumnDataSource, Label, Range1d, Span
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
+from app.widgets.a11y import describe
 from app.widgets.theme import PALETTE
 
 MAX_POINTS = 1000          # points per line (merged pairwise beyond)
@@ -61,6 +62,8 @@ class StreamingCurve:
             fig.add_layout(self._spans[key])
             fig.add_layout(self._labels[key])
         fig.xaxis.axis_label = x_label
+        describe(fig, f"Training curve: {title}, against {x_label}; pale: each step, dark: smoothed"
+                      + "".join(f"; {text} as a reference line" for text, *_ in dict(lines).values()))
         self._y_end = y_end
         self._clear()
 

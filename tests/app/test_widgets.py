@@ -20,7 +20,8 @@ def test_the_theme_names_every_colour_once_as_a_css_variable():
     css = variables_css()
     for name, colour in asdict(PALETTE).items():
         if name != "heatmap":
-            assert f"--gl-{name.replace('_', '-')}: {colour};" in css
+            var = name.replace('_', '-')
+            assert f"--gl-{var}: var(--gl-root-{var}, {colour});" in css     # the page's choice, else light
 
 
 def test_signed_bars_colour_by_sign():
