@@ -13,11 +13,12 @@ Playwright, in one run and one fresh browser profile:
    ~30 times with the keyboard; latency from the keydown event to the text of the value it redraws
    (`span.gv[data-key=...]`) changing (a MutationObserver in the page) and to the next animation
    frame after it;
-3. chapter 7: for H = 32, 64, 128, Train for a fixed time and read ch7.steps (every change is
-   time-stamped in the page) -> steps/s, plus requestAnimationFrame frames on the main thread
+3. chapter 7: for B = 1 and 8 parallel streams and H = 32, 64, 128, Train for a fixed time and
+   read ch7.steps (every change is time-stamped in the page) -> steps/s and characters/s
+   (steps/s × B × K: `train_chars_per_s`), plus requestAnimationFrame frames on the main thread
    while training; right after each, benchmarks/chargru_reference.js trains in a Web Worker
    of the same chromium (benchmarks/bench_page.html, same V, K = 25, same corpus:
-   gleam.chargru.DEFAULT_CORPUS) for the same time;
+   gleam.chargru.DEFAULT_CORPUS, the same B) for the same time;
    then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app);
 4. (unless --no-warm) a reload in the same profile: warm prose / interactive times.
 
@@ -59,6 +60,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 HIDDEN_SIZES = (32, 64, 128)
+STREAMS = (1, 8)           # chapter 7's parallel streams B measured (lab and JS at the same B)
 K = 25
 
 # Injected before any page script. Timestamps are performance.now(): ms since navigation start.
@@ -179,17 +181,23 @@ def wait_http(url, timeout=60.0, proc=None):
     raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
 
 
+# GLEAM_SITE_DIR / GLEAM_BUILD_CACHE: another site folder and build cache (as the browser tests take)
+SITE_DIR = Path(os.environ.get("GLEAM_SITE_DIR") or ROOT / "site").resolve()
+SITE_ARGS = ["--site", str(SITE_DIR)] + (["--cache", os.environ["GLEAM_BUILD_CACHE"]]
+                                         if os.environ.get("GLEAM_BUILD_CACHE") else [])
+
+
 def ensure_site():
-    if (ROOT / "site" / "index.html").exists():
+    if (SITE_DIR / "index.html").exists():
         return False
-    print("site/ is missing: running python build.py ...", file=sys.stderr, flush=True)
-    subprocess.run([sys.executable, "build.py"], cwd=ROOT, check=True)
+    print(f"{SITE_DIR} is missing: running python build.py ...", file=sys.stderr, flush=True)
+    subprocess.run([sys.executable, "build.py", *SITE_ARGS], cwd=ROOT, check=True)
     return True
 
 
 def start_site_server(port, log_path):
     log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "build.py", "--serve", "--no-build", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "build.py", "--serve", "--no-build", "--port", str(port), *SITE_ARGS],
                             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     wait_http(f"http://127.0.0.1:{port}/", proc=proc)
     return proc
@@ -435,19 +443,22 @@ def measure_slider(page, moves, chapter="4", cls="gl-ch4-z1", key="ch4.h.0", war
             "seen_by_observer": sum(h == "observer" for h in hows)}
 
 
-def select_hidden(page, hidden):
-    select = page.locator(".gl-ch7-hidden select").first
+def select_hidden(page, hidden, cls="gl-ch7-hidden"):
+    select = page.locator(f".{cls} select").first
     try:
         select.select_option(label=str(hidden), timeout=5000)
     except Exception:
         select.select_option(value=str(hidden), timeout=5000)
 
 
-def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0):
-    """Chapter 7 at hidden size H: Train for `seconds`; steps/s from time-stamped ch7.steps changes."""
+def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0, streams=1):
+    """Chapter 7 at hidden size H and B parallel streams: Train for `seconds`; steps/s from
+    time-stamped ch7.steps changes (characters/s = steps/s × B × K)."""
+    select_hidden(page, streams, cls="gl-ch7-B")
+    wait_until(lambda: text(page, "ch7.streams") == str(streams), 30, what=f"B = {streams} in the figures line")
     select_hidden(page, hidden)
     wait_until(lambda: text(page, "ch7.status") != "training" and as_int(text(page, "ch7.steps")) == 0, 30,
-               what=f"a fresh H = {hidden} model (0 steps, not training)")
+               what=f"a fresh H = {hidden}, B = {streams} model (0 steps, not training)")
     page.evaluate("__gl.watch('ch7.steps')")
     page.locator(".gl-ch7-train button").first.click()
     wait_until(lambda: (as_int(text(page, "ch7.steps")) or 0) > 0, 30, what="training to start")
@@ -485,15 +496,16 @@ def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0):
     steps = as_int(b["text"]) - as_int(a["text"])
     span = (b["t"] - a["t"]) / 1000
     rate = steps / span
-    return {"steps_per_s": rate, "steps": steps, "seconds": span, "cpu": cpu_shares,
+    return {"steps_per_s": rate, "chars_per_s": rate * streams * K, "steps": steps, "seconds": span, "cpu": cpu_shares,
             "steps_per_worker_cpu_s": rate / cpu_shares["worker"] if cpu_shares["worker"] > 0 else None,
             "display_updates_per_s": (len(changes) - 1) / span, "status": status, "loss": loss,
             "in_tick_steps_per_s": in_tick, "note": note,
             "frames": frames, "window_s": (t1 - t0) / 1000}
 
 
-def measure_js(context, bench_url, hidden, seconds, corpus, profile_dir):
-    """The JS reference in a Worker, from the same starting weights as the lab's model (seed 0)."""
+def measure_js(context, bench_url, hidden, seconds, corpus, profile_dir, streams=1):
+    """The JS reference in a Worker, from the same starting weights as the lab's model (seed 0),
+    with the same B streams."""
     from gleam.chargru import CharGRU
 
     start = CharGRU(corpus, hidden=hidden, seq_len=K, seed=0).params
@@ -503,7 +515,10 @@ def measure_js(context, bench_url, hidden, seconds, corpus, profile_dir):
         page.goto(bench_url)
         cpu0, t0 = chromium_cpu(profile_dir), time.monotonic()
         result = page.evaluate("(o) => runBench(o)", {"corpus": corpus, "H": hidden, "K": K, "params": params,
-                                                       "seconds": seconds, "warmupSeconds": 1.0})
+                                                       "seconds": seconds, "warmupSeconds": 1.0,
+                                                       "batch": streams})
+        if result.get("ok"):
+            result["chars_per_s"] = result["steps_per_s"] * streams * K
         cpu, wall = cpu_delta(cpu0, chromium_cpu(profile_dir)), time.monotonic() - t0
         result["cpu"] = {k: v / wall for k, v in cpu.items()}
         if result.get("ok") and cpu["worker"] > 0:
@@ -519,7 +534,7 @@ def measure_js(context, bench_url, hidden, seconds, corpus, profile_dir):
 MODEL_ONLY_PY = """
 import json, time
 from gleam.chargru import CharGRU, DEFAULT_CORPUS
-_m = CharGRU(DEFAULT_CORPUS, hidden={hidden}, seed=0)
+_m = CharGRU(DEFAULT_CORPUS, hidden={hidden}, seed=0, batch={streams})
 _m.step(20)
 _t, _n = time.perf_counter(), 0
 while time.perf_counter() - _t < {seconds}:
@@ -529,15 +544,16 @@ json.dumps([_n, time.perf_counter() - _t])
 """
 
 
-def measure_model_in_worker(page, hidden, seconds, profile_dir):
+def measure_model_in_worker(page, hidden, seconds, profile_dir, streams=1):
     workers = [w for w in page.workers if w.evaluate("typeof self.pyodide !== 'undefined'")]
     if not workers:
         return None                                         # not the static site (e.g. panel serve)
     cpu0, t0 = chromium_cpu(profile_dir), time.monotonic()
     steps, elapsed = json.loads(workers[0].evaluate("(code) => self.pyodide.runPython(code)",
-                                                    MODEL_ONLY_PY.format(hidden=hidden, seconds=seconds)))
+                                                    MODEL_ONLY_PY.format(hidden=hidden, seconds=seconds,
+                                                                         streams=streams)))
     cpu, wall = cpu_delta(cpu0, chromium_cpu(profile_dir)), time.monotonic() - t0
-    return {"steps_per_s": steps / elapsed,
+    return {"steps_per_s": steps / elapsed, "chars_per_s": steps / elapsed * streams * K,
             "steps_per_worker_cpu_s": (steps + 20) / cpu["worker"] if cpu["worker"] > 0 else None,
             "worker_cores": cpu["worker"] / wall}
 
@@ -600,19 +616,25 @@ def main(argv=None):
             slider = sliders[SLIDERS[0][0]]
             goto_chapter(page, "7", ".gl-ch7-train button")
             wait_until(lambda: text(page, "ch7.steps") is not None, 60, what="chapter 7's ch7.steps")
-            training = {}
-            for hidden in HIDDEN_SIZES:
-                lab = measure_lab_training(page, hidden, args.train_seconds, profile)
-                js = measure_js(context, bench_url, hidden, args.train_seconds, DEFAULT_CORPUS, profile)
-                page.bring_to_front()
-                if not js.get("ok"):
-                    notes.append(f"JS reference failed at H = {hidden}: {js.get('error')}")
-                if lab.get("note"):
-                    notes.append(f"lab at H = {hidden}: {lab['note']}")
-                training[hidden] = {"lab": lab, "js": js}
-            for hidden in HIDDEN_SIZES:
-                training[hidden]["model"] = measure_model_in_worker(page, hidden, min(3.0, args.train_seconds),
-                                                                    profile)
+            by_streams = {}
+            for streams in STREAMS:
+                runs = by_streams[streams] = {}
+                for hidden in HIDDEN_SIZES:
+                    lab = measure_lab_training(page, hidden, args.train_seconds, profile, streams=streams)
+                    js = measure_js(context, bench_url, hidden, args.train_seconds, DEFAULT_CORPUS, profile,
+                                    streams=streams)
+                    page.bring_to_front()
+                    if not js.get("ok"):
+                        notes.append(f"JS reference failed at H = {hidden}, B = {streams}: {js.get('error')}")
+                    if lab.get("note"):
+                        notes.append(f"lab at H = {hidden}, B = {streams}: {lab['note']}")
+                    runs[hidden] = {"lab": lab, "js": js}
+            select_hidden(page, 1, cls="gl-ch7-B")
+            for streams in STREAMS:
+                for hidden in HIDDEN_SIZES:
+                    by_streams[streams][hidden]["model"] = measure_model_in_worker(
+                        page, hidden, min(3.0, args.train_seconds), profile, streams=streams)
+            training = by_streams[1]
             warm = None
             if not args.no_warm:
                 warm = measure_load(page, site_url, profile)
@@ -633,6 +655,7 @@ def _r(value, digits=1):
 
 def report(v):
     cold, warm, slider, sliders, training = v["cold"], v["warm"], v["slider"], v["sliders"], v["training"]
+    by_streams = v["by_streams"]
     load0, load1 = v["load0"], v["load1"]
     print(f"\nheadless {v['browser_version']}; lab at {v['site_url']}{' (built now)' if v['built'] else ''}; "
           f"load average {load0[0]:.2f} before, {load1[0]:.2f} after, {os.cpu_count()} CPUs")
@@ -679,6 +702,23 @@ def report(v):
           "in a Worker, same V, K, corpus and starting\nweights. Worker CPU-s: CPU time of our chromium's "
           "worker threads over the same window (robust to other load on\nthe machine). Targets: lab ≥ JS "
           "at H = 32; ~60 fps while training.")
+    print(f"\ncharacters per second (steps/s × B × K), B parallel streams: lab against the JS reference at "
+          f"the same B\n{'':8} {'per second (wall)':^27} {'per worker CPU-s':^27}\n"
+          f"{'B':>3} {'H':>4} {'lab':>9} {'JS':>9} {'lab/JS':>7} {'lab':>9} {'JS':>9} {'lab/JS':>7} {'model':>9} "
+          f"{'lab steps/s':>12} {'fps':>5} {'p95 frame':>10}")
+    for streams in STREAMS:
+        for h in HIDDEN_SIZES:
+            run = by_streams[streams][h]
+            lab, js, model = run["lab"], run["js"], run.get("model") or {}
+            lc, jc = lab.get("chars_per_s"), js.get("chars_per_s")
+            lu, ju = [(x.get("steps_per_worker_cpu_s") or 0) * streams * K or None for x in (lab, js)]
+            print(f"{streams:>3} {h:>4} {fmt(lc, ',.0f'):>9} {fmt(jc, ',.0f'):>9} "
+                  f"{fmt(lc / jc if lc and jc else None, '.2f'):>7} {fmt(lu, ',.0f'):>9} {fmt(ju, ',.0f'):>9} "
+                  f"{fmt(lu / ju if lu and ju else None, '.2f'):>7} {fmt(model.get('chars_per_s'), ',.0f'):>9} "
+                  f"{fmt(lab.get('steps_per_s'), '.0f'):>12} {fmt(lab['frames']['fps'], '.1f'):>5} "
+                  f"{fmt(lab['frames']['p95_ms'], '.1f'):>8}ms")
+    print("model: CharGRU(batch=B).step alone in the lab's Pyodide worker. Targets: at B = 8, lab ≥ 1.5 × JS "
+          "at H = 32; at B = 1 no slower than before.")
     for h in HIDDEN_SIZES:
         lab, js = training[h]["lab"], training[h]["js"]
         print(f"  H = {h}: lab status {lab.get('status')}, EMA loss {lab.get('loss')}, app's last-tick rate "
@@ -705,6 +745,16 @@ def report(v):
         "slider_redraw_ms": _r(slider["median_ms"]),
         "sliders_redraw_ms": {label: {"median": _r(m["median_ms"]), "p95": _r(m["p95_ms"]), "misses": m["misses"]}
                               for label, m in sliders.items()},
+        "train_chars_per_s": {f"B{b}": {str(h): {"lab": _r(by_streams[b][h]["lab"].get("chars_per_s"), 0),
+                                                 "js": _r(by_streams[b][h]["js"].get("chars_per_s"), 0)}
+                                        for h in HIDDEN_SIZES} for b in STREAMS},
+        "train_chars_per_worker_cpu_s": {
+            f"B{b}": {str(h): {side: _r((by_streams[b][h][side].get("steps_per_worker_cpu_s") or 0) * b * K or None, 0)
+                               for side in ("lab", "js")} for h in HIDDEN_SIZES} for b in STREAMS},
+        "train_model_only_chars_per_s": {f"B{b}": {str(h): _r((by_streams[b][h].get("model") or {}).get("chars_per_s"), 0)
+                                                   for h in HIDDEN_SIZES} for b in STREAMS},
+        "train_fps_while_training": {f"B{b}": {str(h): _r(by_streams[b][h]["lab"]["frames"]["fps"])
+                                               for h in HIDDEN_SIZES} for b in STREAMS},
         "train_steps_per_s": {str(h): {"lab": _r(training[h]["lab"].get("steps_per_s")),
                                        "js": _r(training[h]["js"].get("steps_per_s"))} for h in HIDDEN_SIZES},
         "overlay_gone_s": _r(cold["overlay_gone_s"], 3),

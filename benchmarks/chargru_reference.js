@@ -16,6 +16,12 @@
  * Matrices are row-major Float64Arrays: W* (H, V), U* (H, H), Wy (V, H). x is one-hot, so
  * "W x" is a column gather and "dW += da xᵀ" touches one column.
  *
+ * Parallel streams (options.batch = B, default 1), as gleam's CharGRU(batch=B): B data pointers,
+ * stream b starting at floor(b (N − K) / B) and wrapping back to that start mod K with its state
+ * set to 0; one update per step on the SUM of the B chunks' gradients (the loss returned is the
+ * mean over the B·K characters). Here the B chunks are simply computed one after the other
+ * (trainStepBatch), accumulating into one gradient: plain loops gain nothing from batching.
+ *
  * No dependencies. Works as a CommonJS module in node (`require`), and in a browser page
  * or worker through <script>/importScripts (global `CharGRURef`).
  */
@@ -101,7 +107,12 @@
     }
     var h = new Float64Array(H);
     if (options.h0) h.set(toF64(options.h0, [H], "h0"));
+    var B = options.batch === undefined ? 1 : options.batch;
+    if (!(B >= 1)) throw new Error("need batch >= 1");
+    var hb = [h];
+    for (var b = 1; b < B; b++) hb.push(new Float64Array(H));
     return {
+      B: B, hb: hb, pointers: options.pointers || null,
       V: V, H: H, K: K,
       lr: options.lr === undefined ? 0.1 : options.lr,
       clip: options.clip === undefined ? 5 : options.clip,
@@ -137,13 +148,36 @@
    * model.lastGradNorm its global norm before clipping.
    */
   function trainStep(model, inputs, targets) {
+    var G = model.grads;
+    for (var n = 0; n < NAMES.length; n++) G[NAMES[n]].fill(0);
+    var loss = chunkGrad(model, inputs, targets, model.h);
+    update(model);
+    return loss / model.K;
+  }
+
+  /*
+   * B chunks (arrays of B arrays of K indices), stream b from state model.hb[b] (carried
+   * afterwards): the summed gradient of all B·K characters, then one clipped Adagrad update.
+   * Returns the mean cross-entropy over the B·K characters.
+   */
+  function trainStepBatch(model, inputsB, targetsB) {
+    var G = model.grads, loss = 0;
+    for (var n = 0; n < NAMES.length; n++) G[NAMES[n]].fill(0);
+    for (var b = 0; b < inputsB.length; b++) loss += chunkGrad(model, inputsB[b], targetsB[b], model.hb[b]);
+    update(model);
+    return loss / (inputsB.length * model.K);
+  }
+
+  // One chunk from state h: ADDS its summed loss's gradient into model.grads, writes the last
+  // state into h, returns the summed loss.
+  function chunkGrad(model, inputs, targets, hState) {
     var V = model.V, H = model.H, K = model.K, P = model.p, G = model.grads;
     if (inputs.length !== K || targets.length !== K) throw new Error("inputs and targets must have length K = " + K);
     var Wz = P.Wz, Uz = P.Uz, bz = P.bz, Wr = P.Wr, Ur = P.Ur, br = P.br;
     var Wh = P.Wh, Uh = P.Uh, bh = P.bh, Wy = P.Wy, by = P.by;
     var hs = model.hs, zs = model.zs, rs = model.rs, hts = model.hts, rhs = model.rh, ps = model.ps;
     var i, j, t, o, s, x;
-    hs.set(model.h, 0);
+    hs.set(hState, 0);
     var loss = 0;
 
     // ---- forward over the chunk ----
@@ -186,10 +220,8 @@
       for (i = 0; i < V; i++) ps[pv + i] /= sum;
       loss -= Math.log(ps[pv + targets[t]]);
     }
-    loss /= K;
 
     // ---- backward (truncated at the chunk start) ----
-    for (var n = 0; n < NAMES.length; n++) G[NAMES[n]].fill(0);
     var dWz = G.Wz, dUz = G.Uz, dbz = G.bz, dWr = G.Wr, dUr = G.Ur, dbr = G.br;
     var dWh = G.Wh, dUh = G.Uh, dbh = G.bh, dWy = G.Wy, dby = G.by;
     var dh = model.dh, dhNext = model.dhNext, dy = model.dy;
@@ -251,7 +283,13 @@
       }
     }
 
-    // ---- pre-clip global norm, per-element clip, Adagrad ----
+    hState.set(hs.subarray(K * H, (K + 1) * H));
+    return loss;
+  }
+
+  // pre-clip global norm, per-element clip, Adagrad, on the gradient in model.grads
+  function update(model) {
+    var P = model.p, G = model.grads, n, i;
     var lr = model.lr, clip = model.clip, eps = model.eps, norm2 = 0;
     for (n = 0; n < NAMES.length; n++) {
       var gk = G[NAMES[n]], pk = P[NAMES[n]], mk = model.mem[NAMES[n]];
@@ -265,9 +303,7 @@
       }
     }
     model.lastGradNorm = Math.sqrt(norm2);
-    model.h.set(hs.subarray(K * H, (K + 1) * H));
     model.steps++;
-    return loss;
   }
 
   // Sorted distinct characters and the corpus as indices.
@@ -283,12 +319,39 @@
    * characters as targets; the state is carried and reset to zero only when the data wraps.
    */
   function trainOnData(model, data, nSteps) {
+    if (model.B > 1) return trainOnDataBatch(model, data, nSteps);
     var K = model.K, inputs = new Int32Array(K), targets = new Int32Array(K), loss = 0;
     for (var s = 0; s < nSteps; s++) {
       if (model.pointer + K + 1 > data.length) { model.pointer = 0; model.h.fill(0); }
       for (var t = 0; t < K; t++) { inputs[t] = data[model.pointer + t]; targets[t] = data[model.pointer + t + 1]; }
       loss = trainStep(model, inputs, targets);
       model.pointer += K;
+    }
+    return loss;
+  }
+
+  // The same with B streams (model.B > 1): pointers spread over the corpus, each wrapping on its grid.
+  function starts(N, K, B) {
+    var out = [];
+    for (var b = 0; b < B; b++) out.push(Math.floor(b * (N - K) / B));
+    return out;
+  }
+
+  function trainOnDataBatch(model, data, nSteps) {
+    var K = model.K, B = model.B, N = data.length, s0 = starts(N, K, B), loss = 0, b, t;
+    if (!model.pointers) model.pointers = s0.slice();
+    if (!model.inB) {
+      model.inB = []; model.tgB = [];
+      for (b = 0; b < B; b++) { model.inB.push(new Int32Array(K)); model.tgB.push(new Int32Array(K)); }
+    }
+    var pos = model.pointers;
+    for (var s = 0; s < nSteps; s++) {
+      for (b = 0; b < B; b++) {
+        if (pos[b] + K + 1 > N) { pos[b] = s0[b] % K; model.hb[b].fill(0); }
+        for (t = 0; t < K; t++) { model.inB[b][t] = data[pos[b] + t]; model.tgB[b][t] = data[pos[b] + t + 1]; }
+      }
+      loss = trainStepBatch(model, model.inB, model.tgB);
+      for (b = 0; b < B; b++) pos[b] += K;
     }
     return loss;
   }
@@ -310,6 +373,6 @@
 
   return {
     NAMES: NAMES, shapes: shapes, createModel: createModel, trainStep: trainStep,
-    encode: encode, trainOnData: trainOnData, exportParams: exportParams,
+    trainStepBatch: trainStepBatch, encode: encode, trainOnData: trainOnData, exportParams: exportParams,
   };
 });

@@ -20,6 +20,23 @@ check_corpus, decode_corpus, MAX_CORPUS_CHARS, MAX_VOCAB), the model as a file t
 exactly (`to_bytes` / `from_bytes`, gleam.chargru_io), and the run as a standalone script
 (`export_script`, gleam.chargru_export).
 
+Parallel streams (`batch=B`, 1 … MAX_BATCH, default 1): B data pointers read the corpus at once,
+each with its own carried hidden state, and one update trains on the B chunks they point at (a
+minibatch of B chunks of K characters). With N the corpus length, stream b starts at
+s_b = ⌊b·(N − K)/B⌋ (spread evenly over the N − K places a chunk can start), moves K characters a
+step, and when its next chunk would run past the end it goes back to s_b mod K, the first place of
+its own K-grid, with its state reset to zero. So no two streams ever read the same chunk at the same
+step. For B = 1 this is the single pointer above (start 0, back to 0), and the step is exactly the
+one-stream algorithm, bit for bit. For B > 1:
+
+    L = Σ_b Σ_t −ln p_{b,t}[target_{b,t}]   summed over the B chunks (reported as L / (B·K))
+    g = ∂L/∂θ                              the SUM of the B chunks' gradients, not their mean
+
+then the same per-element clipping and Adagrad as above, once per step. The recurrence is
+vectorised over the streams (each time step is one (B, H) @ (H, ·) product,
+`chargru_math.forward_batch` / `backward_batch`), so B streams cost far less than B steps,
+above all in Pyodide, where every NumPy call is dear. The gates reported are stream 0's.
+
 Divergence: a step whose chunk loss is not finite, or is above DIVERGENCE_FACTOR · ln V nats per
 char (far worse than guessing uniformly; with lr = 5 the loss jumps from ln V to tens of nats after
 one update, while the pre-clip gradient norm reaches 1e8 and more), is refused: its loss is
@@ -52,15 +69,16 @@ DEFAULT_CORPUS = (
 ADAGRAD_EPS = 1e-8
 INIT_SCALE = 0.1            # weights ~ N(0, 0.1²), biases 0
 DIVERGENCE_FACTOR = 5.0     # a chunk loss above 5 · ln V nats per char counts as divergence
+MAX_BATCH = chargru_io.MAX_BATCH    # parallel streams at most (64)
 
 
 @dataclass(frozen=True)
 class ChunkStats:
     """What one call to `CharGRU.step(n)` reports, over the n chunks it trained on."""
-    loss: np.ndarray        # (n,) mean nats per character of each chunk, in order
+    loss: np.ndarray        # (n,) mean nats per character of each step (over its B·K characters), in order
     grad_norm: np.ndarray   # (n,) global L2 norm of the gradient, before clipping
-    z: np.ndarray           # (H, K) update gate of the last chunk computed (rows = units, cols = steps)
-    r: np.ndarray           # (H, K) reset gate of the last chunk computed
+    z: np.ndarray           # (H, K) update gate of the last chunk computed, stream 0's (rows = units, cols = steps)
+    r: np.ndarray           # (H, K) reset gate of the last chunk computed, stream 0's
     diverged: bool          # True when the model is diverged (the last chunk's update was refused)
     seconds: float          # wall-clock time of the call
     steps: int              # the model's update count after the call
@@ -83,16 +101,24 @@ class CharGRU:
     into them changes the model.
     """
 
-    def __init__(self, corpus=DEFAULT_CORPUS, hidden=32, seq_len=25, lr=0.1, clip=5.0, seed=0):
+    def __init__(self, corpus=DEFAULT_CORPUS, hidden=32, seq_len=25, lr=0.1, clip=5.0, seed=0, batch=1):
         self._H = checks.integer("hidden", hidden, minimum=1)
         self._K = checks.integer("seq_len", seq_len, minimum=1)
+        self._B = checks.integer("batch", batch, minimum=1, maximum=MAX_BATCH)
         check_corpus(corpus, self._K)
+        if self._B > len(corpus) - self._K:
+            raise ValueError(f"batch = {self._B} streams need {self._B} places for a chunk to start: "
+                             f"a corpus of at least seq_len + batch = {self._K + self._B} characters, "
+                             f"got {len(corpus)}")
         self._lr = _positive("lr", lr)
         self._clip = _positive("clip", clip, allow_inf=True)
         self._corpus = corpus
         self._vocab = "".join(sorted(set(corpus)))
         self._index = {ch: i for i, ch in enumerate(self.vocab)}
         self._data = np.array([self._index[ch] for ch in corpus], dtype=np.intp)
+        N, K, B = len(corpus), self._K, self._B
+        self._starts = np.array([b * (N - K) // B for b in range(B)], dtype=np.intp)  # s_b
+        self._offsets = np.arange(K)
         V, H = self.V, self._H
         # parameters, their gradient and the Adagrad memory: three flat buffers, named by views
         size = gm.n_params(V, H)
@@ -117,11 +143,17 @@ class CharGRU:
     V = property(lambda self: len(self._vocab), doc="vocabulary size")
     H = property(lambda self: self._H, doc="hidden size (fixed: build a new model to change it)")
     K = property(lambda self: self._K, doc="characters per chunk (truncation length)")
+    B = batch = property(lambda self: self._B, doc="parallel streams trained together (fixed: build a new model)")
+    starts = property(lambda self: tuple(int(s) for s in self._starts),
+                      doc="where each stream's pointer starts, s_b = ⌊b·(N − K)/B⌋")
     clip = property(lambda self: self._clip, doc="per-element gradient clip")
     steps = property(lambda self: self._steps, doc="number of updates applied")
     diverged = property(lambda self: self._diverged, doc="True after a refused (diverged) step")
-    position = property(lambda self: self._pos, doc="data pointer: index of the next chunk's first char")
-    h = property(lambda self: self._h.copy(), doc="the hidden state carried into the next chunk")
+    position = property(lambda self: int(self._pos[0]),
+                        doc="data pointer (stream 0's): index of the next chunk's first char")
+    positions = property(lambda self: tuple(int(p) for p in self._pos), doc="every stream's data pointer")
+    h = property(lambda self: (self._h[0] if self._B == 1 else self._h).copy(),
+                 doc="the hidden state carried into the next chunk: (H,), or (B, H) for B > 1")
     last_loss = property(lambda self: self._last_loss,
                          doc="loss of the last chunk computed, nats per char (a refused one included; nan before any)")
     lr_history = property(lambda self: tuple(self._lr_history),
@@ -149,24 +181,30 @@ class CharGRU:
         gm.init_params(self._theta, self.V, self._H, np.random.default_rng(self.seed), INIT_SCALE)
         self._memory[:] = 0.0
         self._sample_rng = np.random.default_rng([self.seed, 1])
-        self._h = np.zeros(self._H)
-        self._pos = 0
+        self._h = np.zeros((self._B, self._H))             # row b: stream b's carried state
+        self._pos = self._starts.copy()
         self._steps = 0
         self._diverged = False
         self._last_loss = math.nan
         self._lr_history = [(0, self._lr)]
-        with np.errstate(all="ignore"):                      # gates to show before any step
-            self._zr = gm.forward(self._p, *self._chunk()[1:])[1]["zr"]
+        with np.errstate(all="ignore"):                      # gates to show before any step: stream 0's
+            self._zr = gm.forward(self._p, *(a[0] for a in self._chunk()[1:]))[1]["zr"]
 
     def _chunk(self):
-        pos, h0 = self._pos, self._h
-        if pos + self._K + 1 > len(self._data):
-            pos, h0 = 0, np.zeros(self._H)                  # wrap: back to the start, state 0
-        return pos, self._data[pos:pos + self._K], self._data[pos + 1:pos + self._K + 1], h0
+        """(pointers (B,), inputs (B, K), targets (B, K), h0 (B, H)) of the next step's chunks."""
+        pos, h0, K = self._pos, self._h, self._K
+        wrap = pos + K + 1 > len(self._data)
+        if wrap.any():                                      # wrap: back to s_b mod K, state 0
+            pos, h0 = np.where(wrap, self._starts % K, pos), h0.copy()
+            h0[wrap] = 0.0
+        at = pos[:, None] + self._offsets
+        return pos, self._data[at], self._data[at + 1], h0
 
     def next_chunk(self):
-        """Copies of (inputs, targets, h0) for the next step: character indices (K,) and state (H,)."""
-        return tuple(a.copy() for a in self._chunk()[1:])
+        """Copies of (inputs, targets, h0) for the next step: character indices (K,) and state
+        (H,); for B > 1, (B, K), (B, K) and (B, H), row b stream b's."""
+        chunk = self._chunk()[1:]
+        return tuple((a[0] if self._B == 1 else a).copy() for a in chunk)
 
     # --- training --------------------------------------------------------------------------
     def step(self, n=1):
@@ -191,17 +229,25 @@ class CharGRU:
 
     def _one_step(self):
         pos, inputs, targets, h0 = self._chunk()
-        losses, cache = gm.forward(self._p, inputs, targets, h0)
-        self._zr = cache["zr"]
+        n_chars = self._B * self._K
+        if self._B == 1:                                    # one stream: exactly the unbatched path
+            losses, cache = gm.forward(self._p, inputs[0], targets[0], h0[0])
+            self._zr = cache["zr"]
+            gm.backward(self._p, cache, self._g)
+            h_last = cache["hs"][-1:]
+        else:                                               # B streams: summed loss and gradient
+            losses, cache = gm.forward_batch(self._p, inputs, targets, h0)
+            self._zr = np.ascontiguousarray(cache["zr"][:, 0])   # stream 0's gates
+            gm.backward_batch(self._p, cache, self._g)
+            h_last = cache["hs"][-1]
         loss = float(losses.sum())
-        self._last_loss = loss / self._K
+        self._last_loss = loss / n_chars
         g, q = self._grad, self._tmp
-        gm.backward(self._p, cache, self._g)
         np.multiply(g, g, out=q)
         norm = math.sqrt(q.sum())                           # global norm ‖g‖, before clipping
-        if not (math.isfinite(loss) and math.isfinite(norm)) or loss > self.divergence_loss * self._K:
+        if not (math.isfinite(loss) and math.isfinite(norm)) or loss > self.divergence_loss * n_chars:
             self._diverged = True                           # refuse the update
-            return loss / self._K, norm
+            return loss / n_chars, norm
         # g ← clip(g, −c, c);  M ← M + g²  (the clipped g² is min(g², c²))
         np.clip(g, -self._clip, self._clip, out=g)
         np.minimum(q, self._clip * self._clip, out=q)
@@ -212,10 +258,10 @@ class CharGRU:
         np.divide(g, q, out=q)
         q *= self._lr
         self._theta -= q
-        self._h = cache["hs"][-1].copy()                    # the state crosses into the next chunk
+        self._h = h_last.copy()                             # the state crosses into the next chunk
         self._pos = pos + self._K
         self._steps += 1
-        return loss / self._K, norm
+        return loss / n_chars, norm
 
     # --- generation ------------------------------------------------------------------------
     def sample(self, n_chars, temperature=1.0, rng=None, prefix=None):
@@ -268,17 +314,17 @@ class CharGRU:
     # --- keeping the model -------------------------------------------------------------------
     def state_dict(self):
         """Everything needed to continue exactly, as copies: corpus and vocabulary, the settings
-        (hidden, seq_len, lr, clip, seed), the weights, the Adagrad memory, the carried state h,
-        the data pointer, the step count, the diverged flag, the last chunk's loss and gates, the
+        (hidden, seq_len, lr, clip, seed, batch), the weights, the Adagrad memory, the carried
+        state h ((H,); (B, H) for B > 1), the data pointer (an int; a list of B for B > 1), the step count, the diverged flag, the last chunk's loss and gates, the
         learning-rate history and the sampling generator's state."""
         return {"corpus": self._corpus, "vocab": self._vocab, "hidden": self._H, "seq_len": self._K,
                 "lr": self._lr, "clip": self._clip, "seed": self.seed, "steps": self._steps,
-                "position": self._pos, "diverged": self._diverged, "last_loss": self._last_loss,
+                "batch": self._B, "position": int(self._pos[0]) if self._B == 1 else [int(p) for p in self._pos], "diverged": self._diverged, "last_loss": self._last_loss,
                 "lr_history": [list(entry) for entry in self._lr_history],
                 "sample_rng": self._sample_rng.bit_generator.state,
                 "params": {name: self._p[name].copy() for name in gm.NAMES},
                 "memory": {name: v.copy() for name, v in self.memory.items()},
-                "h": self._h.copy(), "gates": self._zr.copy()}
+                "h": self.h, "gates": self._zr.copy()}
 
     @classmethod
     def from_state(cls, state):
@@ -287,13 +333,14 @@ class CharGRU:
         `chargru_io.check_state`) for anything inconsistent or out of range."""
         s = chargru_io.check_state(state)
         m = cls(s["corpus"], hidden=s["hidden"], seq_len=s["seq_len"], lr=s["lr"], clip=s["clip"],
-                seed=s["seed"])
+                seed=s["seed"], batch=s["batch"])
         memory = gm.views(m._memory, m.V, m.H)
         for name in gm.NAMES:
             m._p[name][...] = s["params"][name]
             memory[name][...] = s["memory"][name]
-        m._h, m._zr = s["h"].copy(), s["gates"].copy()
-        m._pos, m._steps, m._diverged, m._last_loss = s["position"], s["steps"], s["diverged"], s["last_loss"]
+        m._h, m._zr = s["h"].reshape(m.B, m.H).copy(), s["gates"].copy()
+        m._pos = np.array(s["position"], dtype=np.intp).reshape(m.B)
+        m._steps, m._diverged, m._last_loss = s["steps"], s["diverged"], s["last_loss"]
         m._lr_history = [tuple(entry) for entry in s["lr_history"]]
         m._sample_rng.bit_generator.state = s["sample_rng"]
         return m
@@ -319,8 +366,8 @@ class CharGRU:
 def gradient_check(model_or_params, inputs=None, targets=None, h0=None, eps=1e-5):
     """Compare the analytic gradient of one chunk's loss with central differences.
 
-    Accepts a CharGRU (by default its next chunk, from its carried state; the model is not
-    touched) or a params dict {Wz, ..., by} with inputs/targets (index sequences) and h0 (default
+    Accepts a CharGRU (by default its next chunk, from its carried state — for B > 1 streams its
+    next B chunks, the loss summed over them; the model is not touched) or a params dict {Wz, ..., by} with inputs/targets (index sequences) and h0 (default
     zeros). Returns {name: ‖analytic − numeric‖ / (‖analytic‖ + ‖numeric‖)}, see
     `chargru_math.gradient_check`.
     """

@@ -27,7 +27,7 @@ def _setting(name, value, comment):
 
 def export_script(model, temperature=1.0):
     """The source of a script that trains `model`'s run again from its seed: the same corpus,
-    H, K, clip, learning-rate changes (`model.lr_history`) and number of steps (a diverged model's
+    H, K, clip, streams B, learning-rate changes (`model.lr_history`) and number of steps (a diverged model's
     refused step included, so the script stops there too), then prints the last losses and the
     sample the lab's page shows at `temperature` (`CharGRU.sample_preview`)."""
     clip = 'float("inf")' if math.isinf(model.clip) else repr(float(model.clip))
@@ -40,6 +40,7 @@ def export_script(model, temperature=1.0):
         _setting("LR_SCHEDULE", f"[{schedule}]", "(steps done, learning rate from then on)"),
         _setting("CLIP", clip, "each gradient entry is clipped to [-CLIP, CLIP]"),
         _setting("SEED", model.seed, "the random seed of the initial weights"),
+        _setting("BATCH", model.B, "B, parallel streams trained together"),
         _setting("STEPS", model.steps + int(model.diverged),
                  "updates to make" + (" (the last one diverges)" if model.diverged else "")),
         _setting("TEMPERATURE", repr(float(temperature)), "of the sample printed at the end"),

@@ -13,6 +13,11 @@ so loading one never runs code), readable with NumPy alone, in CPython and in Py
     gates              (K, 2H) [z, r] of the last chunk computed (what the heatmaps show)
     last_loss          () the last chunk's loss, nats per character (nan before any step)
 
+Version 2 is a model of B > 1 parallel streams (`CharGRU(batch=B)`): the header also holds
+"batch": B, "position" is the list of the B data pointers and h is (B, H), row b stream b's state
+(gates are stream 0's). A one-stream model is still written as version 1, byte for byte what it
+was, and a version-1 file reads as B = 1: version 2 adds nothing a one-stream model has.
+
 `CharGRU.to_bytes()` / `CharGRU.from_bytes(data)` are the way in; `check_state` refuses, with a
 sentence, anything a model could not continue from exactly.
 """
@@ -26,8 +31,11 @@ from . import chargru_math as gm
 from . import checks
 from .chargru_corpus import check_corpus
 
+MAX_BATCH = 64                   # CharGRU's bound on parallel streams (gleam.chargru.MAX_BATCH)
+
 FORMAT = "gleam.chargru"
-VERSION = 1
+VERSION = 2                      # the newest; a one-stream model is written as version 1
+VERSIONS = (1, 2)
 MAX_MODEL_BYTES = 32_000_000     # H = 128 and V = 256 make ~3 MB; anything far larger is not ours
 SETTINGS = ("corpus", "vocab", "hidden", "seq_len", "lr", "clip", "seed", "steps", "position",
             "diverged", "lr_history", "sample_rng")
@@ -37,8 +45,11 @@ ARRAYS = ([f"param.{n}" for n in gm.NAMES] + [f"memory.{n}" for n in gm.NAMES]
 
 def dumps(state):
     """A `CharGRU.state_dict()` as the bytes of a .npz file (format above)."""
-    header = {"format": FORMAT, "version": VERSION, "arrays": ARRAYS}
+    batch = state.get("batch", 1)
+    header = {"format": FORMAT, "version": 1 if batch == 1 else 2, "arrays": ARRAYS}
     header.update({k: state[k] for k in SETTINGS})
+    if batch != 1:
+        header["batch"] = batch
     if math.isinf(header["clip"]):
         header["clip"] = None
     arrays = {f"param.{n}": state["params"][n] for n in gm.NAMES}
@@ -92,13 +103,16 @@ def loads(data):
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         got = header.get("format") if isinstance(header, dict) else None
         raise _not_a_model(f"its format is {got!r}, not {FORMAT!r}")
-    if header.get("version") != VERSION:
-        raise ValueError(f"this file is format version {header.get('version')!r} of {FORMAT}; "
-                         f"this lab reads version {VERSION}")
-    absent = [k for k in SETTINGS if k not in header] + missing
+    version = header.get("version")
+    if isinstance(version, bool) or version not in VERSIONS:
+        raise ValueError(f"this file is format version {version!r} of {FORMAT}; "
+                         f"this lab reads versions {' and '.join(map(str, VERSIONS))}")
+    settings = SETTINGS + (("batch",) if version == 2 else ())
+    absent = [k for k in settings if k not in header] + missing
     if absent:
         raise ValueError(f"the file lacks {', '.join(absent)}")
-    state = {k: header[k] for k in SETTINGS}
+    state = {k: header[k] for k in settings}
+    state.setdefault("batch", 1)                     # version 1: one stream
     state["clip"] = math.inf if state["clip"] is None else state["clip"]
     state["params"] = {n: arrays[f"param.{n}"] for n in gm.NAMES}
     state["memory"] = {n: arrays[f"memory.{n}"] for n in gm.NAMES}
@@ -146,13 +160,21 @@ def check_state(state):
                          f"({len(vocab) if isinstance(vocab, str) else vocab!r} characters stored, "
                          f"{len(set(corpus))} distinct in the corpus)")
     V = len(vocab)
+    N = len(corpus)
+    B = s["batch"] = checks.integer("batch", s.get("batch", 1), minimum=1, maximum=MAX_BATCH)
+    if B > N - K:
+        raise ValueError(f"batch = {B} streams need a corpus of at least seq_len + batch = {K + B} "
+                         f"characters, got {N}")
     s["lr"] = checks.number("lr", s.get("lr"), minimum=0, strict_min=True)
     s["clip"] = checks.number("clip", s.get("clip"), minimum=0, strict_min=True, allow_inf=True)
     s["seed"] = checks.integer("seed", s.get("seed"), minimum=0)
     steps = s["steps"] = checks.integer("steps", s.get("steps"), minimum=0)
-    pos = s["position"] = checks.integer("position", s.get("position"), minimum=0, maximum=len(corpus) - 1)
-    if pos % K:
-        raise ValueError(f"position must be a multiple of seq_len = {K}, got {pos}")
+    if B == 1:
+        pos = s["position"] = checks.integer("position", s.get("position"), minimum=0, maximum=N - 1)
+        if pos % K:
+            raise ValueError(f"position must be a multiple of seq_len = {K}, got {pos}")
+    else:
+        s["position"] = _positions(s.get("position"), B, N, K)
     if not isinstance(s.get("diverged"), (bool, np.bool_)):
         raise ValueError(f"diverged must be true or false, got {s.get('diverged')!r}")
     s["diverged"] = bool(s["diverged"])
@@ -171,9 +193,24 @@ def check_state(state):
             raise ValueError(f"{group} must hold exactly {', '.join(gm.NAMES)}")
         s[group] = {n: _array(f"{group}.{n}", arrays[n], shapes[n], low=low) for n in gm.NAMES}
     # |h| <= 1: each step mixes the old state with tanh of something (the state starts at 0)
-    s["h"] = _array("h", s.get("h"), (H,), -1.0 - 1e-12, 1.0 + 1e-12)
+    s["h"] = _array("h", s.get("h"), (H,) if B == 1 else (B, H), -1.0 - 1e-12, 1.0 + 1e-12)
     s["gates"] = _array("gates", s.get("gates"), (K, 2 * H), 0.0, 1.0)
     return s
+
+
+def _positions(positions, B, N, K):
+    """B data pointers, stream b's on its own K-grid (≡ s_b = ⌊b·(N − K)/B⌋ mod K), or ValueError."""
+    if not isinstance(positions, (list, tuple)) or len(positions) != B:
+        raise ValueError(f"position must be a list of batch = {B} data pointers, got {positions!r:.60}")
+    out = []
+    for b, pos in enumerate(positions):
+        pos = checks.integer(f"position of stream {b}", pos, minimum=0, maximum=N - 1)
+        start = b * (N - K) // B
+        if pos % K != start % K:
+            raise ValueError(f"position of stream {b} must be {start % K} plus a multiple of seq_len = {K}, "
+                             f"got {pos}")
+        out.append(pos)
+    return out
 
 
 def _lr_history(history, steps, lr):

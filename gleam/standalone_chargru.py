@@ -23,6 +23,9 @@ The model, for a one-hot character x_t and the state h_{t-1}:
 Training: chunks of SEQ_LEN characters; the state is carried from one chunk to the next (its
 gradient is not: truncated BPTT) and set back to zero when the data wraps around; every gradient
 entry is clipped to [−CLIP, CLIP]; Adagrad updates the weights.
+With BATCH = B > 1 streams, B pointers read the corpus side by side, each with its own state:
+stream b starts at ⌊b·(N − K)/B⌋ (N characters, K = SEQ_LEN), and wraps back to that start mod K;
+each update adds up the B chunks' losses and gradients (a sum, not a mean) before clipping.
 """
 import math
 
@@ -40,6 +43,7 @@ SEQ_LEN = 25                 # K, characters per chunk
 LR_SCHEDULE = [(0, 0.1)]     # (steps done, learning rate from then on)
 CLIP = 5.0                   # each gradient entry is clipped to [-CLIP, CLIP]
 SEED = 0                     # the random seed of the initial weights
+BATCH = 1                    # B, parallel streams trained together
 STEPS = 200                  # updates to make
 TEMPERATURE = 1.0            # of the sample printed at the end
 # </settings>
@@ -136,22 +140,29 @@ def train():
     V, H, K = len(vocab), HIDDEN, SEQ_LEN
     p = init_params(V, H, np.random.default_rng(SEED))
     memory = {name: np.zeros_like(v) for name, v in p.items()}    # Adagrad: Σ g²
-    h, pos, losses = np.zeros(H), 0, []
+    starts = [b * (len(data) - K) // BATCH for b in range(BATCH)]   # where each stream starts
+    hs, pos, losses = [np.zeros(H) for _ in starts], list(starts), []
     for steps_done in range(STEPS):
-        if pos + K + 1 > len(data):              # wrap around: back to the start, state 0
-            pos, h = 0, np.zeros(H)
-        inputs, targets = data[pos:pos + K], data[pos + 1:pos + K + 1]
-        loss, grads, h_last = chunk_loss(inputs, targets, h, p)
-        losses.append(loss / K)
+        loss, grads, h_last = 0.0, None, []
+        for b in range(BATCH):                   # each stream's chunk; losses and gradients add up
+            if pos[b] + K + 1 > len(data):       # wrap around: back to the start (mod K), state 0
+                pos[b], hs[b] = starts[b] % K, np.zeros(H)
+            inputs, targets = data[pos[b]:pos[b] + K], data[pos[b] + 1:pos[b] + K + 1]
+            loss_b, grads_b, h_b = chunk_loss(inputs, targets, hs[b], p)
+            loss += loss_b
+            grads = grads_b if grads is None else {name: grads[name] + grads_b[name] for name in grads}
+            h_last.append(h_b)
+        losses.append(loss / (BATCH * K))
         norm = math.sqrt(sum(float((g * g).sum()) for g in grads.values()))
-        if not (math.isfinite(loss) and math.isfinite(norm)) or loss > DIVERGENCE_FACTOR * math.log(V) * K:
+        limit = DIVERGENCE_FACTOR * math.log(V) * (BATCH * K)
+        if not (math.isfinite(loss) and math.isfinite(norm)) or loss > limit:
             return p, vocab, losses, True        # the lab refuses this update and stops
         lr = learning_rate(steps_done)
         for name in NAMES:
             g = np.clip(grads[name], -CLIP, CLIP)
             memory[name] += g * g
             p[name] -= lr * (g / (np.sqrt(memory[name]) + ADAGRAD_EPS))
-        h, pos = h_last, pos + K
+        hs, pos = h_last, [at + K for at in pos]
     return p, vocab, losses, False
 
 

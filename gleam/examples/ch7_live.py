@@ -3,7 +3,7 @@ import numpy as np
 
 from gleam import chargru, chargru_io, counting, losses, smoothing
 
-__all__ = ['chapter7_live_lab', 'chapter7_experiments', 'chapter7_files']
+__all__ = ['chapter7_live_lab', 'chapter7_experiments', 'chapter7_files', 'chapter7_streams']
 
 
 def chapter7_live_lab(wide_hidden=128):
@@ -74,6 +74,19 @@ def chapter7_files(steps=50):
             "next_loss": m.step(1).loss[0], "next_loss_loaded": loaded.step(1).loss[0]}
 
 
+def chapter7_streams(streams=8, steps=100):
+    """Parallel streams: a default model with B = `streams` against the one-stream default, both
+    after `steps` steps — where the B pointers start, characters per step, and the mean loss of
+    the last 10 steps of each run (nats per character)."""
+    one, many = chargru.CharGRU(), chargru.CharGRU(batch=streams)
+    a, b = one.step(steps).loss, many.step(steps).loss
+    return {"B": streams, "K": many.K, "max_batch": chargru.MAX_BATCH, "starts": list(many.starts),
+            "corpus_length": len(many.corpus), "chars_per_step": streams * many.K, "steps": steps,
+            "chars_seen_one": steps * one.K, "chars_seen_many": steps * streams * many.K,
+            "loss_one": float(a[-10:].mean()), "loss_many": float(b[-10:].mean())}
+
+
 def examples():
     """What `python -m gleam.examples --json` prints for this chapter."""
-    return {"chapter7_live_lab": chapter7_live_lab(), "chapter7_files": chapter7_files()}
+    return {"chapter7_live_lab": chapter7_live_lab(), "chapter7_files": chapter7_files(),
+            "chapter7_streams": chapter7_streams()}

@@ -406,7 +406,8 @@ def _state(c):
     lambda c: set_value(c, "gl-ch7-experiment", next(iter(examples.chapter7_experiments()))["name"]),
     lambda c: (set_value(c, "gl-ch7-draft", "another text to train on, quite different. " * 2),
                click(c, "gl-ch7-apply")),
-], ids=["hidden", "seed", "reset", "defaults", "experiment", "corpus"])
+    lambda c: set_value(c, "gl-ch7-B", 4),                       # parallel streams
+], ids=["hidden", "seed", "reset", "defaults", "experiment", "corpus", "streams"])
 def test_a_change_that_discards_the_model_can_be_undone(change):
     c = _trained(seed=3)
     before, undo = _state(c), find(c, "gl-ch7-undo")
@@ -472,3 +473,66 @@ def test_a_corpus_too_long_for_a_link_is_said_under_it():
     click(c, "gl-ch7-defaults")
     c.share.set_link("http://127.0.0.1/app", [("chapter", "7")] + c.url_query())
     assert not note.visible
+
+
+# ---------------------------------------------------------------- parallel streams B
+def test_one_stream_is_the_default_and_b_makes_a_new_model_of_b_streams():
+    c = LiveLabChapter()
+    assert c.streams == 1 and c.model.B == 1 and c.values()["ch7.streams"] == "1"
+    assert c.url_controls()["streams"] == "B" and "B" not in dict(c.url_query())
+    click(c, "gl-ch7-step")
+    old = c.model
+    set_value(c, "gl-ch7-B", 4)
+    m = c.model
+    assert m is not old and (m.B, m.H, m.seed, m.steps) == (4, 32, 0, 0)
+    click(c, "gl-ch7-step")
+    twin = chargru.CharGRU(batch=4)
+    assert m.last_loss == twin.step(1).loss[0]               # one step: 4 chunks, their mean loss
+    v = c.values()
+    assert v["ch7.streams"] == "4" and shown(c) == v
+    assert "4 parallel chunks of 25 characters" in figure(c, "gl-ch7-loss").xaxis.axis_label
+    assert "stream 0 of 4" in figure(c, "gl-ch7-gate-z").xaxis.axis_label
+    assert figure_data(c, "gl-ch7-gate-z")["z"][0].shape == (m.H, m.K)
+    assert dict(c.url_query())["B"] == "4"
+    other = LiveLabChapter()                                     # a link carries B
+    assert other.apply_url(c.url_query()) == [] and other.model.B == 4
+
+
+def test_undo_brings_back_the_one_stream_model_and_its_b():
+    c = _trained(3)
+    set_value(c, "gl-ch7-B", 8)
+    click(c, "gl-ch7-step")
+    undo = find(c, "gl-ch7-undo")
+    assert "3 steps" in undo.label and "B =" not in undo.label
+    click(c, "gl-ch7-undo")
+    assert (c.model.B, c.model.steps, find(c, "gl-ch7-B").value, c.streams) == (1, 3, 1, 1)
+    undo = find(c, "gl-ch7-undo")
+    assert "1 steps" in undo.label and "B = 8" in undo.label
+    click(c, "gl-ch7-undo")
+    assert (c.model.B, c.model.steps, find(c, "gl-ch7-B").value) == (8, 1, 8)
+
+
+def test_a_loaded_file_sets_b_and_one_of_another_b_is_refused():
+    a = _trained(0)
+    set_value(a, "gl-ch7-B", 2)
+    steps(a, 5)
+    b = LiveLabChapter()
+    offer(b, "gl-ch7-load", saved(a))
+    assert (b.model.B, find(b, "gl-ch7-B").value, b.values()["ch7.streams"]) == (2, 2, "2")
+    click(a, "gl-ch7-step")
+    click(b, "gl-ch7-step")
+    assert a.model.last_loss == b.model.last_loss
+    odd = chargru.CharGRU(batch=3)
+    odd.step(1)
+    offer(b, "gl-ch7-load", odd.to_bytes())
+    assert "its B = 3 parallel streams; this page trains B = 1, 2, 4, 8, 16" in b.values()["ch7.error"]
+    assert b.model.B == 2
+
+
+def test_a_corpus_too_short_for_b_streams_is_refused_and_the_model_kept():
+    c = LiveLabChapter()
+    set_value(c, "gl-ch7-B", 16)
+    model = c.model
+    set_value(c, "gl-ch7-draft", "a short text of thirty chars.")
+    click(c, "gl-ch7-apply")
+    assert c.model is model and "batch = 16 streams need" in c.values()["ch7.error"]

@@ -4,7 +4,8 @@ lr = 5 shows as divergence (never a crash), a bad corpus is refused without brea
 and a corpus full of HTML is shown as the characters typed, never run. Files: a text file
 becomes the corpus (a malformed one is refused); a model saved after N steps and loaded into a
 fresh page (a new browser context) continues with the same loss and sample; the exported script,
-run with this Python, prints the page's loss; a malformed model file is refused."""
+run with this Python, prints the page's loss; a malformed model file is refused. B = 4 parallel
+streams train what gleam's CharGRU(batch=4) trains, and the link says so."""
 import codecs
 import math
 import re
@@ -80,6 +81,12 @@ def set_seed(lab, seed):
     lab.wait_text("ch7.seed", lambda t: t == str(seed), what=str(seed))
 
 
+def set_streams(lab, streams):
+    lab.page.locator(".gl-ch7-B select").select_option(str(streams))
+    wait_until(lambda: lab.model_value("gl-ch7-B") == str(streams) and lab.text("ch7.streams") == str(streams)
+               and lab.text("ch7.steps") == "0", page=lab.page, message=f"for a model with B = {streams}")
+
+
 def fresh_default(lab):
     """Paused, default corpus and learning rate, weights reset: steps 0, status ready."""
     open_ch7(lab)
@@ -90,6 +97,8 @@ def fresh_default(lab):
         lab.page.locator(".gl-ch7-hidden select").select_option("32")
         wait_until(lambda: lab.model_value("gl-ch7-hidden") == "32" and lab.text("ch7.steps") == "0",
                    page=lab.page, message="for a model with H = 32")
+    if lab.model_value("gl-ch7-B") != "1":
+        set_streams(lab, 1)
     if lab.model_value("gl-ch7-seed") != 0:
         set_seed(lab, 0)
     if lab.model_value("gl-ch7-draft") != DEFAULT_CORPUS or lab.text("ch7.error"):
@@ -422,3 +431,18 @@ def test_one_key_on_the_hidden_size_can_be_undone_by_keyboard(shared_lab):
     twin = CharGRU(DEFAULT_CORPUS)
     twin.step(4)
     assert abs(lab.number("ch7.last_loss") - twin.last_loss) < 1e-11
+
+
+def test_four_parallel_streams_step_as_gleams_batched_model(shared_lab):
+    lab = shared_lab
+    fresh_default(lab)
+    set_streams(lab, 4)
+    assert "B=4" in lab.query()
+    for n in (1, 2):
+        lab.click("gl-ch7-step")
+        lab.wait_text("ch7.steps", lambda t, n=n: t == str(n), what=str(n))
+    twin = CharGRU(DEFAULT_CORPUS, batch=4)
+    twin.step(2)
+    assert abs(lab.number("ch7.last_loss") - twin.last_loss) < 1e-11
+    assert "B = 4" in lab.pane_text("gl-ch7-stats")
+    set_streams(lab, 1)

@@ -214,7 +214,8 @@ def npy_of(obj):
     (zipped(**{"header.npy": npy_of(np.arange(3))}), "header is not one text"),
     (zipped(**{"header.npy": npy_of(np.array("{not json"))}), "header is not JSON"),
     (rewrite(GOOD, header={"format": "someone.else"}), "format is 'someone.else'"),
-    (rewrite(GOOD, header={"version": 2}), "format version 2 of gleam.chargru; this lab reads version 1"),
+    (rewrite(GOOD, header={"version": 3}), "format version 3 of gleam.chargru; this lab reads versions 1 and 2"),
+    (rewrite(GOOD, header={"version": 2}), "the file lacks batch"),    # version 2 is B > 1 streams
     (rewrite(GOOD, header={"steps": None}), "lacks steps"),
     (rewrite(GOOD, drop=("memory.Uz",)), "lacks memory.Uz"),
     (rewrite(GOOD, **{"param.Wy": np.zeros((V, H + 1))}), r"params.Wy has shape \(24, 33\), expected \(24, 32\)"),

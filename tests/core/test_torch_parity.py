@@ -125,3 +125,54 @@ def test_textbook_gru_equals_torch_gru_when_the_reset_gate_is_open():
     # with r = 1 where r acts cannot matter: this shows the mapping above is the honest one
     torch_out, textbook_out = gru_problem(reset_bias=50.0)
     assert np.max(np.abs(torch_out - textbook_out)) < TOL
+
+
+# ---------------------------------------------------------------- chapter 7's batched update
+
+def test_one_batched_chargru_update_matches_torch():
+    """CharGRU(batch=3): the textbook GRU written out in torch over 3 streams at once, autograd's
+    gradient of the loss summed over all B·K characters, torch's own value clipping and Adagrad;
+    three updates in a row (the carried states cross from one to the next)."""
+    from gleam import chargru_math as gm
+    from gleam.chargru import CharGRU
+
+    m = CharGRU(hidden=8, batch=3, seed=11, lr=0.3, clip=0.05)     # a small clip that bites
+    V, H = m.V, m.H
+    names = ("Wz", "Uz", "bz", "Wr", "Ur", "br", "Wh", "Uh", "bh", "Wy", "by")
+    theta = {n: torch.tensor(m.params[n].copy(), requires_grad=True) for n in names}
+    opt = torch.optim.Adagrad(list(theta.values()), lr=0.3, eps=1e-8)
+    h = None
+    for update in range(3):
+        inputs, targets, h0 = m.next_chunk()
+        if h is not None:                                   # torch carries its own states
+            assert np.max(np.abs(h.numpy() - h0)) < 1e-12
+        h = torch.from_numpy(h0)
+        x = torch.nn.functional.one_hot(torch.from_numpy(inputs), V).double()   # (B, K, V)
+        loss = torch.zeros((), dtype=torch.float64)
+        for t in range(m.K):
+            p = theta
+            z = torch.sigmoid(x[:, t] @ p["Wz"].T + h @ p["Uz"].T + p["bz"])
+            r = torch.sigmoid(x[:, t] @ p["Wr"].T + h @ p["Ur"].T + p["br"])
+            c = torch.tanh(x[:, t] @ p["Wh"].T + (r * h) @ p["Uh"].T + p["bh"])
+            h = (1 - z) * h + z * c
+            y = h @ p["Wy"].T + p["by"]
+            loss = loss + torch.nn.functional.cross_entropy(y, torch.from_numpy(targets[:, t]), reduction="sum")
+        opt.zero_grad()
+        loss.backward()
+        h = h.detach()
+        # gleam's summed gradient on the same parameters and chunks, before clipping
+        ours = np.zeros_like(m._theta)
+        _, cache = gm.forward_batch(m._p, inputs, targets, h0)
+        gm.backward_batch(m._p, cache, gm.views(ours, V, H))
+        ours = gm.views(ours, V, H)
+        for n in names:
+            assert np.max(np.abs(ours[n] - theta[n].grad.numpy())) < TOL, n
+        torch.nn.utils.clip_grad_value_(list(theta.values()), 0.05)
+        opt.step()
+        stats = m.step(1)
+        assert stats.loss[0] == pytest.approx(loss.item() / (3 * m.K), rel=1e-12)
+        for n in names:
+            assert np.max(np.abs(m.grads[n] - theta[n].grad.numpy())) < 1e-12, n      # clipped g
+            assert np.max(np.abs(m.params[n] - theta[n].detach().numpy())) < 1e-12, n
+            assert np.max(np.abs(m.memory[n] - opt.state[theta[n]]["sum"].numpy())) < 1e-12, n
+    assert np.mean([np.mean(np.abs(m.grads[n]) == 0.05) for n in ("Wy", "Uh")]) > 0.05   # clipping acted

@@ -1,26 +1,26 @@
 """Chapter 7: a character-level GRU (gleam.chargru.CharGRU) training live in the page.
 
 Controls by what they invalidate: the temperature only the next sample; the learning rate the
-running model's step size; hidden size, seed, corpus (Apply, a text file, a shared link's),
-an experiment, Reset, a loaded model: a new model (or the same re-initialised), the trained one
-set aside (.undo). Train / Pause / Step / Reset and the ticks are app.widgets.live_loop's; each
+running model's step size; hidden size, parallel streams B, seed, corpus (Apply, a text file, a
+shared link's), an experiment, Reset, a loaded model: a new model (or the same re-initialised), the
+trained one set aside (.undo). The layout is .layout's. Train / Pause / Step / Reset and the ticks are app.widgets.live_loop's; each
 view is pushed at its own pace (PUSH_EVERY), everything at once when training stops, the stats
 first. Typed and sampled text reach the page only through html.escape. Files: .files.
 """
 import html
 import math
 
-import panel as pn
 import param
 
 from app.chapters.base import ChapterViewer
 from app.chapters.ch7_live.files import ChapterFiles
+from app.chapters.ch7_live.layout import curve_x_label, gate_x_label, label_views, page_widget
 from app.chapters.ch7_live.undo import SetAside
 from app.chapters.ch7_live.text import CURVE_LINES, SAMPLE_CSS, messages_html, sample_head_html, stats_html
 from app.widgets.figures import Heatmaps
 from app.widgets.streaming import StreamingCurve
 from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import HTMLBox, card, html_pane, wrap_row
+from app.widgets.page import HTMLBox, html_pane
 from content import fmt_fixed, fmt_sig
 from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU
@@ -38,12 +38,14 @@ class LiveLabChapter(ChapterViewer):
     """Train a char-level GRU live: loss curve, samples, gate heatmaps."""
 
     chapter_id = "7"
-    url_names = {"temperature": "temp"}
+    url_names = {"temperature": "temp", "streams": "B"}
 
     apply_corpus = param.Event(label="Apply corpus")
     lr = param.Number(default=0.1, allow_None=True, label="Learning rate",
                       doc="Adagrad's step size (lr = 5 diverges).")
     hidden = param.Selector(default=32, objects=[4, 16, 32, 64, 128], label="Hidden size H")
+    streams = param.Selector(default=1, objects=[1, 2, 4, 8, 16], label="Parallel streams B",
+                             doc="Chunks trained together in one update (a new model when changed).")
     temperature = param.Number(default=1.0, bounds=(0.1, 2.0), step=0.05, label="Temperature")
     corpus = param.String(default=DEFAULT_CORPUS, label="Corpus", doc="The text trained on (a link shares it).")
     draft = param.String(default=DEFAULT_CORPUS, precedence=-1, label="Corpus", doc="The box: Apply trains on it.")
@@ -54,7 +56,7 @@ class LiveLabChapter(ChapterViewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=self.seed)
+        self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=self.seed, batch=self.streams)
         self._note, self._file_note, self._presetting, self._restoring = "", "", False, False
         self.files, self.undo = ChapterFiles(self), SetAside(self)
         self._sample_text, self._sample_steps, self._gates_shown = "", None, None
@@ -63,9 +65,9 @@ class LiveLabChapter(ChapterViewer):
         self._sample_head = html_pane(margin=(4, 10, 0, 10))
         self._curve = StreamingCurve(
             f"Training loss, nats per character: pale line each chunk, dark line the EMA (decay {EMA_DECAY:g})",
-            f"step (one {self._model.K}-character chunk each)", self._model.chance_loss, CURVE_LINES, css_class="gl-ch7-loss")
+            curve_x_label(self._model), self._model.chance_loss, CURVE_LINES, css_class="gl-ch7-loss")
         self._gates = Heatmaps({"z": "update gate z", "r": "reset gate r"}, self._model.H, self._model.K,
-                               x_label="step in the last chunk", y_label="unit", css_prefix="gl-ch7-gate")
+                               x_label=gate_x_label(self._model), y_label="unit", css_prefix="gl-ch7-gate")
         loop = self.loop = LiveLoop(self._model, on_restart=self._restart_views,
                                     before_reset=lambda model: self.undo.keep(CharGRU.from_bytes(model.to_bytes())), views=[
             View(PUSH_EVERY["stats"], lambda final: self._refresh_stats()),
@@ -78,23 +80,7 @@ class LiveLabChapter(ChapterViewer):
         self._restart_views()
 
     def widget(self):
-        w, c = pn.widgets, self.control
-        controls = pn.Column(
-            self.loop.controls("gl-ch7"), self.undo.button,
-            c("lr", w.FloatInput, label="Learning rate", step=0.01, width=300),
-            c("hidden", w.Select, label="Hidden size H", width=300),
-            c("seed", w.IntInput, label="Seed", width=300),
-            c("temperature", w.FloatSlider, label="Temperature", width=300),
-            c("experiment", w.Select, label="Experiment", width=300),
-            c("draft", w.TextAreaInput, label="Corpus", height=170, width=300),
-            c("apply_corpus", w.Button, label="Apply corpus", css_classes=["gl-ch7-apply"], width=300),
-            *self.files.controls(), width=320)
-        views = pn.Column(
-            self._stats.pane, pn.pane.Bokeh(self._curve.fig, sizing_mode="stretch_width"),
-            wrap_row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in self._gates.figs.values()],
-                     basis=260),
-            self._sample_head, self._sample.pane, sizing_mode="stretch_width")
-        return card(wrap_row(controls, views, basis=420), layout=pn.Column)
+        return page_widget(self)
 
     # ------------------------------------------------------------ what the page shows
     model = property(lambda self: self._model, doc="the CharGRU the page trains")
@@ -111,6 +97,7 @@ class LiveLabChapter(ChapterViewer):
                "ch7.chance": fmt_fixed(model.chance_loss, 3), "ch7.unigram": fmt_fixed(model.unigram_loss, 3),
                "ch7.pending": pending, "ch7.experiment": self._note, "ch7.file": self._file_note,
                "ch7.temperature": fmt_fixed(self.temperature, 2), "ch7.seed": str(model.seed),
+               "ch7.streams": str(model.B),
                "ch7.last_loss": "—" if math.isnan(last) and not model.diverged else last_text}
         if loop.status == "diverged":  # the chunk that diverged (the EMA lags behind it)
             out["ch7.diverged_loss"] = fmt_fixed(last, 3) if math.isfinite(last) else last_text
@@ -122,8 +109,8 @@ class LiveLabChapter(ChapterViewer):
         self.loop.training = False
 
     # ------------------------------------------------------------ controls
-    @param.depends("hidden", watch=True)
-    def _on_hidden(self):
+    @param.depends("hidden", "streams", watch=True)
+    def _on_size(self):                # H or B: a model of another shape
         if not self._presetting:
             self.replace_model(self._model.corpus)
 
@@ -183,10 +170,10 @@ class LiveLabChapter(ChapterViewer):
         self.loop.training = training
 
     def replace_model(self, corpus, refused="Corpus not applied", show_settings=False):
-        """A new model on `corpus` with the current H, lr and seed (returned); on a ValueError the
-        old one stays and `refused` says so, with why."""
+        """A new model on `corpus` with the current H, B, lr and seed (returned); on a ValueError
+        the old one stays and `refused` says so, with why."""
         try:
-            model = CharGRU(corpus, hidden=self.hidden, lr=self.lr, seed=self.seed)
+            model = CharGRU(corpus, hidden=self.hidden, lr=self.lr, seed=self.seed, batch=self.streams)
         except ValueError as e:
             return self.say(error=f"{refused}: {e}. The previous model is kept.")
         self.install(model, show_settings)
@@ -207,11 +194,11 @@ class LiveLabChapter(ChapterViewer):
         self._refresh_stats()
 
     def install(self, model, show_settings=False):
-        """Train `model` from now on. show_settings: the controls take its corpus, H, lr and seed
+        """Train `model` from now on. show_settings: the controls take its corpus, H, B, lr and seed
         (an uploaded corpus, a loaded model), and an experiment's note no longer applies."""
         if show_settings:
             self._set_controls(corpus=model.corpus, draft=model.corpus, hidden=model.H, lr=model.lr,
-                               seed=model.seed, experiment=CHOOSE)
+                               seed=model.seed, streams=model.B, experiment=CHOOSE)
             self._note = ""
         self.undo.keep(self._model)
         self._model, self.error = model, ""
@@ -223,6 +210,7 @@ class LiveLabChapter(ChapterViewer):
     # ------------------------------------------------------------ views
     def _restart_views(self):
         model, self._file_note = self._model, ""      # (a note on a file is about the model before)
+        label_views(self, model)
         self._curve.restart(model.chance_loss, {"chance": model.chance_loss, "unigram": model.unigram_loss})
         self._show_gates(model.step(0))
         self._refresh_sample()
@@ -244,6 +232,6 @@ class LiveLabChapter(ChapterViewer):
 
     def _refresh_stats(self):
         v, model = self.values(), self._model
-        self._stats.object = (stats_html(v, self.loop.status, self.loop.rate, model.H, model.V, model.lr)
+        self._stats.object = (stats_html(v, self.loop.status, self.loop.rate, model)
                               + messages_html(v, DIVERGENCE_FACTOR, model.divergence_loss))
         self._sample_head.object = sample_head_html(v["ch7.temperature"])

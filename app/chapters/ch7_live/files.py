@@ -83,13 +83,16 @@ class ChapterFiles:
         else:
             self.chapter.install(model, show_settings=True)
             self.chapter.say(file=f"{what} loaded: the model after {model.steps:,} steps "
-                                  f"(H = {model.H}, V = {model.V}, seed {model.seed}).")
+                                  f"(H = {model.H}, B = {model.B}, V = {model.V}, seed {model.seed}).")
 
     def _fits_the_page(self, model):
         """ValueError unless the page's controls can show the model's settings."""
         hidden, (low, high) = self.chapter.param.hidden.objects, self.chapter.param.seed.bounds
         if model.H not in hidden:
             raise ValueError(f"its H = {model.H}; this page trains H = {', '.join(map(str, hidden))}")
+        streams = self.chapter.param.streams.objects
+        if model.B not in streams:
+            raise ValueError(f"its B = {model.B} parallel streams; this page trains B = {', '.join(map(str, streams))}")
         if not low <= model.seed <= high:
             raise ValueError(f"its seed {model.seed} is outside this page's {low} … {high:,}")
 

@@ -14,19 +14,21 @@ CURVE_LINES = {"chance": ("chance ln V", PALETTE.negative, "dashed", "above"),
                "unigram": ("unigram", PALETTE.secondary, "dotted", "below")}
 
 
-def stats_html(v, status, rate, H, V, lr):
+def stats_html(v, status, rate, model):
     """The figures line: status, steps, EMA and last chunk's loss, baselines, then the model's
-    settings."""
-    speed = f" · {rate:,.0f} steps/s" if status == "training" and rate else ""
+    settings (B, the parallel streams, with them) and, while training, the speed."""
+    speed = ""
+    if status == "training" and rate:
+        speed = f" · {rate:,.0f} steps/s ({rate * model.B * model.K:,.0f} characters/s)"
     parts = [
         f"status: <b>{gv('ch7.status', v['ch7.status'], f'gl-status-{status}')}</b>",
         f"steps: {gv('ch7.steps', v['ch7.steps'])}",
         f"loss (EMA): {gv('ch7.loss', v['ch7.loss'])} nats",
-        f"chance ln V: {gv('ch7.chance', v['ch7.chance'])} (V = {V})",
+        f"chance ln V: {gv('ch7.chance', v['ch7.chance'])} (V = {model.V})",
         f"unigram: {gv('ch7.unigram', v['ch7.unigram'])}",
-        f"last chunk: {gv('ch7.last_loss', v['ch7.last_loss'])}",
-        f"<span class='gl-note'>H = {H} · lr = {html.escape(f'{lr:g}')} · "
-        f"seed = {gv('ch7.seed', v['ch7.seed'])}{speed}</span>",
+        f"last {'chunk' if model.B == 1 else 'step'}: {gv('ch7.last_loss', v['ch7.last_loss'])}",
+        f"<span class='gl-note'>H = {model.H} · B = {gv('ch7.streams', v['ch7.streams'])} · "
+        f"lr = {html.escape(f'{model.lr:g}')} · seed = {gv('ch7.seed', v['ch7.seed'])}{speed}</span>",
     ]
     return " &nbsp;·&nbsp; ".join(parts)
 

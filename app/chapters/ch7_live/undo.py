@@ -1,11 +1,16 @@
 """Chapter 7's Undo. A change that throws a trained model away — another hidden size, seed or
-corpus, an experiment, Reset, Reset to defaults, an uploaded text, a loaded file — sets it aside
+corpus, another number of parallel streams B, an experiment, Reset, Reset to defaults, an uploaded text, a loaded file — sets it aside
 instead, with its loss curve, and the Undo button under the controls brings it back with its
 settings, to continue exactly where it was. One model is kept, the last one set aside; bringing it
 back sets aside the one it replaces, so a second Undo returns to that. A model that has not trained
 a step is not kept (nothing would be lost).
 """
 import panel as pn
+
+
+def settings(model):
+    """What tells two kept models apart: H, B (when not 1) and the seed."""
+    return f"H = {model.H}{'' if model.B == 1 else f', B = {model.B}'}, seed {model.seed}"
 
 
 class SetAside:
@@ -26,8 +31,7 @@ class SetAside:
         chapter = self.chapter
         chapter._push_curve(final=True)          # the points trained but not yet drawn
         self.kept = {"model": model, "curve": chapter._curve.snapshot(), "ema": chapter.loop.ema}
-        self.button.label = (f"Undo: bring back the model trained for {model.steps:,} steps "
-                            f"(H = {model.H}, seed {model.seed})")
+        self.button.label = f"Undo: bring back the model trained for {model.steps:,} steps ({settings(model)})"
         self.button.visible = True
 
     def bring_back(self):
@@ -42,4 +46,4 @@ class SetAside:
         if chapter.loop.status == "ready":           # (it has trained: paused, as it was)
             chapter.loop.status = "paused"
         chapter.say(file=f"Brought back the model trained for {model.steps:,} steps "
-                         f"(H = {model.H}, seed {model.seed}); it continues where it was.")
+                         f"({settings(model)}); it continues where it was.")
