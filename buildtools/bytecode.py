@@ -25,8 +25,6 @@ site does not need and cannot use respectively.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import shutil
 import subprocess
@@ -36,6 +34,7 @@ from pathlib import Path
 
 from . import pins
 from .fetch import BuildError, sha256_file
+from .wheels import rewrite_wheel
 
 # importlib.util.MAGIC_NUMBER of CPython 3.12 (Pyodide 0.27's interpreter); the stage
 # checks that every .pyc it ships starts with it.
@@ -89,11 +88,6 @@ const [core, root] = process.argv.slice(2);
   py.runPython(require("fs").readFileSync(path.join(root, "compile.py"), "utf8"));
 })().catch((e) => { console.error(e); process.exit(1); });
 """
-
-
-def record_line(name: str, data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"{name},sha256={digest},{len(data)}"
 
 
 def to_compile(name: str) -> bool:
@@ -174,35 +168,21 @@ def _write_wheel(src: Path, root: Path, prefix: str, result: dict, dest: Path) -
     for rel, names in result["mentions"].items():
         if rel.startswith(prefix):
             _check_mentions(rel[len(prefix):], names, src)
-    records, record_item = [], None
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_suffix(".tmp")
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
-        for item in zin.infolist():
-            name = item.filename
-            if name.endswith(".dist-info/RECORD") and name.count("/") == 1:
-                record_item = item
-                continue
-            if name.endswith(".pyc") or "/__pycache__/" in f"/{name}":
-                continue  # stale bytecode of another Python: never shipped
-            if to_compile(name) and (prefix + name) not in result["failed"]:
-                name, data = name + "c", (root / (name + "c")).read_bytes()
-                if data[:4] != MAGIC_312:
-                    raise BuildError(f"{src.name}: {name} is not CPython 3.12 bytecode")
-            else:
-                data = zin.read(item)
-            info = zipfile.ZipInfo(name, date_time=item.date_time)
-            info.external_attr = item.external_attr
-            info.compress_type = zipfile.ZIP_DEFLATED
-            zout.writestr(info, data)
-            records.append(record_line(name, data))
-        if record_item is None:
-            raise BuildError(f"{src.name} has no RECORD")
-        records.append(f"{record_item.filename},,")
-        info = zipfile.ZipInfo(record_item.filename, date_time=record_item.date_time)
-        info.compress_type = zipfile.ZIP_DEFLATED
-        zout.writestr(info, "\n".join(records) + "\n")
-    tmp.replace(dest)
+
+    def compiled(item, data):
+        name = item.filename
+        if name.endswith(".pyc") or "/__pycache__/" in f"/{name}":
+            return None                   # stale bytecode of another Python: never shipped
+        if to_compile(name) and (prefix + name) not in result["failed"]:
+            name, data = name + "c", (root / (name + "c")).read_bytes()
+            if data[:4] != MAGIC_312:
+                raise BuildError(f"{src.name}: {name} is not CPython 3.12 bytecode")
+        return name, data
+
+    try:
+        rewrite_wheel(src, dest, compiled, compresslevel=9)
+    except ValueError as e:             # (no RECORD)
+        raise BuildError(str(e)) from None
 
 
 # File names a module may spell out without reading the source of its namesake beside it:

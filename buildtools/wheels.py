@@ -118,30 +118,47 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
     dest = dest_dir / src.name
     if dest.exists() and dest.stat().st_mtime >= src.stat().st_mtime:
         return dest
+
+    def slim(item, data):
+        action = rule(item.filename)
+        return None if action == "drop" else (item.filename, b"" if action == "empty" else data)
+
+    rewrite_wheel(src, dest, slim)
+    return dest
+
+
+def record_line(name: str, data: bytes) -> str:
+    """A RECORD line: the member's name, its sha256 (urlsafe base64, no padding) and size."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def rewrite_wheel(src: Path, dest: Path, transform, compresslevel=None) -> None:
+    """Write `dest`: wheel `src` with each member through `transform(item, data)` -> (name, data),
+    or None to leave it out, and a RECORD of what it then holds. Written atomically."""
+    records, record_item = [], None
+    dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_suffix(".tmp")
-    records = []
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
-        record_name = None
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED,
+                                                      compresslevel=compresslevel) as zout:
         for item in zin.infolist():
-            if item.filename.endswith(".dist-info/RECORD"):
-                record_name = item
+            if item.filename.endswith(".dist-info/RECORD") and item.filename.count("/") == 1:
+                record_item = item
                 continue
-            action = rule(item.filename)
-            if action == "drop":
+            out = transform(item, zin.read(item))
+            if out is None:
                 continue
-            data = b"" if action == "empty" else zin.read(item)
-            info = zipfile.ZipInfo(item.filename, date_time=item.date_time)
+            name, data = out
+            info = zipfile.ZipInfo(name, date_time=item.date_time)
             info.external_attr = item.external_attr
             info.compress_type = zipfile.ZIP_DEFLATED
             zout.writestr(info, data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-            records.append(f"{item.filename},sha256={digest},{len(data)}")
-        if record_name is None:
+            records.append(record_line(name, data))
+        if record_item is None:
             raise ValueError(f"{src.name} has no RECORD")
-        records.append(f"{record_name.filename},,")
-        info = zipfile.ZipInfo(record_name.filename, date_time=record_name.date_time)
+        records.append(f"{record_item.filename},,")
+        info = zipfile.ZipInfo(record_item.filename, date_time=record_item.date_time)
         info.compress_type = zipfile.ZIP_DEFLATED
         zout.writestr(info, "\n".join(records) + "\n")
     tmp.replace(dest)
-    return dest
 
