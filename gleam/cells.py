@@ -21,8 +21,9 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from gleam.cell_names import CELL_NAMES, check_cell
-from gleam.cells_common import (batch_sum, check_shapes, check_sizes, check_step_inputs,
-                                column, init_weights, logit, outer_sum, sigmoid)
+from gleam.cells_common import (batch_sum, check_cell_params, check_shapes, check_sizes,
+                                check_step_inputs, column, guarded, init_weights, logit,
+                                outer_sum, sigmoid)
 from gleam.cells_gru import (gru_textbook_jacobian, gru_textbook_shapes, gru_textbook_step,
                              gru_textbook_step_backward, gru_torch_jacobian, gru_torch_shapes,
                              gru_torch_step, gru_torch_step_backward, init_gru_textbook,
@@ -35,6 +36,7 @@ from gleam.cells_lstm import (init_lstm, lstm_jacobian, lstm_shapes, lstm_step,
 
 def elman_shapes(d, n):
     """Parameter name -> shape for the Elman cell."""
+    check_sizes(d, n)
     return {"Wx": (n, d), "Wh": (n, n), "b": (n,)}
 
 
@@ -44,6 +46,11 @@ def init_elman(d, n, rng, scale=None):
     return init_weights(elman_shapes(d, n), rng, scale, n)
 
 
+def _elman_params(p):
+    return check_cell_params(p, "elman", "Wx", "Wh", elman_shapes)
+
+
+@guarded(_elman_params)
 def elman_step(x, h, p):
     """One Elman step. Returns (h_next, cache)."""
     x, h = check_step_inputs(x, h, p["Wx"].shape[1], p["Wh"].shape[0])
@@ -58,6 +65,7 @@ def elman_step(x, h, p):
     return h_next, {"x": x, "h_prev": h, "Wx_x": Wx_x, "Wh_h": Wh_h, "a": a, "h": h_next}
 
 
+@guarded(_elman_params, backward="other")
 def elman_step_backward(dh_next, cache, p):
     """Backward of elman_step: ∂L/∂h' -> (dx, dh_prev, grads)."""
     # ∂L/∂a = ∂L/∂h' ⊙ (1 − h'²)
@@ -67,6 +75,7 @@ def elman_step_backward(dh_next, cache, p):
     return da @ p["Wx"], da @ p["Wh"], grads
 
 
+@guarded(_elman_params)
 def elman_jacobian(cache, p):
     """∂h_t/∂h_{t−1} = diag(1 − h_t²) W_h, (n, n) (or (B, n, n) for a batched cache)."""
     return column(1 - cache["h"] ** 2) * p["Wh"]
@@ -124,12 +133,14 @@ def check_params(cell, p, d=None, n=None):
     """
     get_cell(cell)
     if not isinstance(p, dict):
-        raise ValueError(f"parameters for {cell} must be a dict, got {type(p).__name__}")
+        raise ValueError(f"p (the parameters for {cell}) must be a dict, got {type(p).__name__}")
     w_in, w_rec = _SIZE_FROM[cell]
     for name in (w_in, w_rec):
         if name not in p:
             raise ValueError(f"{cell} parameters lack '{name}' "
                              f"(needs {', '.join(_SHAPES[cell](1, 1))})")
+        if not isinstance(p[name], np.ndarray):
+            raise ValueError(f"{name} must be a numpy array, got {type(p[name]).__name__}")
         if np.ndim(p[name]) != 2:
             raise ValueError(f"{name} must be a matrix, got shape {np.shape(p[name])}")
     d = np.shape(p[w_in])[1] if d is None else d
@@ -137,6 +148,9 @@ def check_params(cell, p, d=None, n=None):
     expected = param_shapes(cell, d, n)
     # the recurrent matrix first: n was read from it, so a misshapen one is named as such
     check_shapes(p, {w_rec: expected[w_rec], **expected}, cell)
+    for name in expected:
+        if p[name].dtype.kind not in "iuf":
+            raise ValueError(f"{name} must hold numbers, got dtype {p[name].dtype}")
     return d, n
 
 

@@ -19,14 +19,16 @@ from collections.abc import Mapping
 import numpy as np
 
 from gleam import checks
-from gleam.cells_common import (batch_sum, check_shapes, check_sizes, check_step_inputs, column,
-                                init_weights, logit, outer_sum, sigmoid)
+from gleam.cells_common import (batch_sum, check_cell_params, check_shapes, check_sizes,
+                                check_step_inputs, column, guarded, init_weights, logit,
+                                outer_sum, sigmoid)
 
 
 # ---------------------------------------------------------------- textbook convention
 
 def gru_textbook_shapes(d, n):
     """Parameter name -> shape for the textbook GRU."""
+    check_sizes(d, n)
     return {"Wz": (n, d), "Uz": (n, n), "bz": (n,),
             "Wr": (n, d), "Ur": (n, n), "br": (n,),
             "Wh": (n, d), "Uh": (n, n), "bh": (n,)}
@@ -38,6 +40,11 @@ def init_gru_textbook(d, n, rng, scale=None):
     return init_weights(gru_textbook_shapes(d, n), rng, scale, n)
 
 
+def _textbook_params(p):
+    return check_cell_params(p, "gru_textbook", "Wz", "Uz", gru_textbook_shapes)
+
+
+@guarded(_textbook_params)
 def gru_textbook_step(x, h, p):
     """One textbook GRU step (reset before U_h). Returns (h_next, cache)."""
     x, h = check_step_inputs(x, h, p["Wz"].shape[1], p["Uz"].shape[0])
@@ -52,6 +59,7 @@ def gru_textbook_step(x, h, p):
     return h_next, {"x": x, "h_prev": h, "z": z, "r": r, "h_tilde": h_tilde, "h": h_next}
 
 
+@guarded(_textbook_params, backward="other")
 def gru_textbook_step_backward(dh_next, cache, p):
     """Backward of gru_textbook_step: ∂L/∂h' -> (dx, dh_prev, grads)."""
     x, h, z, r, h_tilde = (cache[k] for k in ("x", "h_prev", "z", "r", "h_tilde"))
@@ -73,6 +81,7 @@ def gru_textbook_step_backward(dh_next, cache, p):
     return dx, dh, grads
 
 
+@guarded(_textbook_params)
 def gru_textbook_jacobian(cache, p):
     """∂h_t/∂h_{t−1}, (n, n) (or (B, n, n) for a batched cache):
     diag(1−z) + diag((h̃−h) z(1−z)) U_z + diag(z (1−h̃²)) U_h [diag(r) + diag(h r(1−r)) U_r]
@@ -91,6 +100,7 @@ def gru_textbook_jacobian(cache, p):
 
 def gru_torch_shapes(d, n):
     """Parameter name -> shape for the PyTorch-convention GRU (blocks r, z, n stacked)."""
+    check_sizes(d, n)
     return {"W_ih": (3 * n, d), "W_hh": (3 * n, n), "b_ih": (3 * n,), "b_hh": (3 * n,)}
 
 
@@ -100,6 +110,11 @@ def init_gru_torch(d, n, rng, scale=None):
     return init_weights(gru_torch_shapes(d, n), rng, scale, n)
 
 
+def _torch_params(p):
+    return check_cell_params(p, "gru_torch", "W_ih", "W_hh", gru_torch_shapes)
+
+
+@guarded(_torch_params)
 def gru_torch_step(x, h, p):
     """One torch.nn.GRU step (reset after the matmul, z keeps). Returns (h_next, cache)."""
     x, h = check_step_inputs(x, h, p["W_ih"].shape[1], p["W_hh"].shape[1])
@@ -118,6 +133,7 @@ def gru_torch_step(x, h, p):
     return h_next, {"x": x, "h_prev": h, "r": r, "z": z, "n": n, "hn": hn, "h": h_next}
 
 
+@guarded(_torch_params, backward="other")
 def gru_torch_step_backward(dh_next, cache, p):
     """Backward of gru_torch_step: ∂L/∂h' -> (dx, dh_prev, grads)."""
     x, h, r, z, n, hn = (cache[k] for k in ("x", "h_prev", "r", "z", "n", "hn"))
@@ -137,6 +153,7 @@ def gru_torch_step_backward(dh_next, cache, p):
     return dx, dh, grads
 
 
+@guarded(_torch_params)
 def gru_torch_jacobian(cache, p):
     """∂h_t/∂h_{t−1}, (n, n) (or (B, n, n)):
     diag(z) + diag((h−n) z(1−z)) W_hz + diag((1−z)(1−n²)) [diag(r) W_hn + diag(hn r(1−r)) W_hr]
@@ -167,7 +184,8 @@ def _width(cell, p):
     """n of a GRU parameter dict, after checking every shape."""
     textbook = cell == "gru_textbook"
     w_in, w_rec = ("Wz", "Uz") if textbook else ("W_ih", "W_hh")
-    if not isinstance(p, dict) or np.ndim(p.get(w_in)) != 2 or np.ndim(p.get(w_rec)) != 2:
+    if not isinstance(p, dict) or not all(
+            isinstance(p.get(w), np.ndarray) and p[w].ndim == 2 for w in (w_in, w_rec)):
         raise ValueError(f"{cell} parameters need the matrices {w_in} and {w_rec}")
     d, n = np.shape(p[w_in])[1], np.shape(p[w_rec])[1]
     check_shapes(p, (gru_textbook_shapes if textbook else gru_torch_shapes)(d, n), cell)
@@ -202,7 +220,7 @@ def pin_gates(cell, p, z=None, r=None):
     or 1 at the ends); under "gru_torch" the row of the second bias b_hh is zeroed too.
     Each cell's own z is pinned: the textbook's write gate, or torch.nn.GRU's KEEP gate.
     """
-    if cell not in _GATE_ROWS:
+    if not isinstance(cell, str) or cell not in _GATE_ROWS:
         raise ValueError(f"cell must be one of 'gru_textbook', 'gru_torch', got {cell!r}")
     n = _width(cell, p)
     pins = {gate: _pins(gate, values, n) for gate, values in (("z", z), ("r", r))}

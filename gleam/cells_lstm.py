@@ -10,12 +10,13 @@ The state is the pair (h, c); c is unbounded, h stays in (−1, 1).
 import numpy as np
 
 from gleam import checks
-from gleam.cells_common import (batch_sum, check_sizes, check_step_inputs, column,
-                                init_weights, outer_sum, sigmoid)
+from gleam.cells_common import (batch_sum, check_cell_params, check_sizes, check_step_inputs,
+                                column, guarded, init_weights, outer_sum, sigmoid)
 
 
 def lstm_shapes(d, n):
     """Parameter name -> shape for the LSTM (blocks i, f, g, o stacked)."""
+    check_sizes(d, n)
     return {"W_ih": (4 * n, d), "W_hh": (4 * n, n), "b_ih": (4 * n,), "b_hh": (4 * n,)}
 
 
@@ -26,12 +27,17 @@ def init_lstm(d, n, rng, scale=None, forget_bias=1.0):
     (Jozefowicz, Zaremba & Sutskever 2015).
     """
     check_sizes(d, n)
-    checks.number("forget_bias", forget_bias)
+    forget_bias = checks.number("forget_bias", forget_bias)
     p = init_weights(lstm_shapes(d, n), rng, scale, n)
     p["b_ih"][n:2 * n] = forget_bias
     return p
 
 
+def _lstm_params(p):
+    return check_cell_params(p, "lstm", "W_ih", "W_hh", lstm_shapes)
+
+
+@guarded(_lstm_params)
 def lstm_step(x, state, p):
     """One LSTM step. state = (h, c). Returns ((h_next, c_next), cache)."""
     if not isinstance(state, tuple) or len(state) != 2:
@@ -55,6 +61,7 @@ def lstm_step(x, state, p):
     return (h_next, c_next), cache
 
 
+@guarded(_lstm_params, backward="lstm")
 def lstm_step_backward(dstate, cache, p):
     """Backward of lstm_step: (∂L/∂h', ∂L/∂c') -> (dx, (dh_prev, dc_prev), grads).
 
@@ -81,6 +88,7 @@ def lstm_step_backward(dstate, cache, p):
     return dx, (dh_prev, dc_prev), grads
 
 
+@guarded(_lstm_params)
 def lstm_jacobian(cache, p):
     """∂(h_t, c_t)/∂(h_{t−1}, c_{t−1}), (2n, 2n) (or (B, 2n, 2n)), as the block matrix
         [[∂h'/∂h, ∂h'/∂c],        ∂c'/∂h = diag(c f(1−f)) W_hf + diag(g i(1−i)) W_hi + diag(i(1−g²)) W_hg

@@ -69,6 +69,7 @@ DEFAULT_CORPUS = (
 ADAGRAD_EPS = 1e-8
 INIT_SCALE = 0.1            # weights ~ N(0, 0.1²), biases 0
 DIVERGENCE_FACTOR = 5.0     # a chunk loss above 5 · ln V nats per char counts as divergence
+MAX_STEPS_PER_CALL = 10_000        # chunks one call of step(n) may train (a call is not interrupted)
 MAX_BATCH = chargru_io.MAX_BATCH    # parallel streams at most (64)
 
 
@@ -209,7 +210,7 @@ class CharGRU:
     # --- training --------------------------------------------------------------------------
     def step(self, n=1):
         """Train on the next n chunks; returns their ChunkStats."""
-        n = checks.integer("n", n, minimum=0)
+        n = checks.integer("n", n, minimum=0, maximum=MAX_STEPS_PER_CALL)
         start = time.perf_counter()
         losses, norms = [], []
         if not self._diverged:
@@ -299,7 +300,8 @@ class CharGRU:
                 # y = Wy h + by
                 y = p["Wy"] @ h + p["by"]
                 # p_i ∝ exp((y_i − max y) / T), drawn by inverting the cumulative distribution
-                cdf = np.cumsum(np.exp((y - y.max()) / temperature))
+                with np.errstate(over="ignore"):          # a tiny T: exp(−inf) = 0, never NaN
+                    cdf = np.cumsum(np.exp((y - y.max()) / temperature))
                 x = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
                 x = min(x, self.V - 1)
                 out.append(self.vocab[x])

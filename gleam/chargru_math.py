@@ -26,7 +26,11 @@ This is the hot training path, so every piece is fused. The readable version of 
     the whole chunk        benchmarks/reference_chargru.py, the same numbers step by step
 Sampling (`CharGRU.sample`) runs the readable cell itself.
 """
+import math
+
 import numpy as np
+
+from gleam import checks
 
 NAMES = ("Wz", "Uz", "bz", "Wr", "Ur", "br", "Wh", "Uh", "bh", "Wy", "by")
 
@@ -215,7 +219,8 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5, backward_fn=None)
 
     Works on a copy of params. Returns {name: ‖analytic − numeric‖ / (‖analytic‖ + ‖numeric‖)} for
     every parameter (0 where both are exactly 0) and "all": the same over the whole gradient.
-    A correct backward in float64 gives ~1e-9 or less. The differences carry ~1e-11 of rounding
+    A correct backward in float64 gives ~1e-9 or less; a gradient (either side) that is not finite
+    gives inf, a failure by any threshold (never a silent 0). The differences carry ~1e-11 of rounding
     noise, so a parameter whose gradient is itself nearly 0 (norm ~1e-6) can show a larger ratio.
     `backward_fn(p, cache, grads)` replaces `backward` as the analytic side (to show what a
     broken backward pass looks like).
@@ -223,6 +228,7 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5, backward_fn=None)
     B chunks at once: inputs and targets (B, K), h0 (B, H) check `forward_batch` /
     `backward_batch`, L summed over all B·K characters.
     """
+    eps = checks.number("eps", eps, minimum=0, strict_min=True)
     buf, p = pack(params)
     V, H = p["Wy"].shape
     inputs = np.asarray(inputs, dtype=np.intp)
@@ -254,7 +260,10 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5, backward_fn=None)
     for name in NAMES + ("all",):
         scale = np.sqrt((a[name] ** 2).sum()) + np.sqrt((b[name] ** 2).sum())
         diff = np.sqrt(((a[name] - b[name]) ** 2).sum())
-        errors[name] = float(diff / scale) if scale > 0 else 0.0
+        if not (np.isfinite(diff) and np.isfinite(scale)):
+            errors[name] = math.inf          # NaN or inf somewhere: the check fails, loudly
+        else:
+            errors[name] = float(diff / scale) if scale > 0 else 0.0
     return errors
 
 

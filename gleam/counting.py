@@ -9,6 +9,8 @@ an input matrix (n × d), a recurrent matrix (n × n) and a bias (n), so
 """
 import math
 
+import numpy as np
+
 from gleam import checks
 from gleam.cell_names import BLOCKS, kind
 
@@ -16,6 +18,10 @@ __all__ = ["param_count", "macs_per_step", "layer_input_widths", "stacked_param_
            "stacked_param_count", "stacked_macs", "matching_width", "embedding_params", "readout_params", "readout_macs",
            "state_floats", "state_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes",
            "train_chunk_macs", "deployment_budget"]
+
+
+# a stack deeper than this is no model anyone trains; it bounds the per-layer lists built here
+MAX_LAYERS = 10_000
 
 
 def _blocks(cell):
@@ -30,6 +36,7 @@ def _width(value, name, allow_zero=False):
 def param_count(cell, d, n, double_bias=False):
     # k (nd + n² + n), or k (nd + n² + 2n) with PyTorch's b_ih and b_hh
     k, d, n = _blocks(cell), _width(d, "d"), _width(n, "n")
+    double_bias = checks.flag("double_bias", double_bias)
     return k * (n * d + n * n + (2 if double_bias else 1) * n)
 
 
@@ -42,6 +49,9 @@ def macs_per_step(cell, d, n):
 def layer_input_widths(d, n, layers, bidirectional=False):
     # layer 1 reads x (d); layer ℓ > 1 reads the layer below's output: n, or 2n (both directions)
     d, n, layers = _width(d, "d"), _width(n, "n"), _width(layers, "layers")
+    if layers > MAX_LAYERS:
+        raise ValueError(f"layers must be an integer in [1, {MAX_LAYERS}], got {layers!r}")
+    bidirectional = checks.flag("bidirectional", bidirectional)
     return [d] + [(2 if bidirectional else 1) * n] * (layers - 1)
 
 
@@ -68,10 +78,21 @@ def matching_width(cell, budget, d, double_bias=False):
     compares the two integers around the root.
     """
     k, d = _blocks(cell), _width(d, "d")
-    checks.number("budget", budget, minimum=0, strict_min=True)
-    beta = 2 if double_bias else 1
-    # n = (−(d+β) + sqrt((d+β)² + 4·budget/k)) / 2
-    root = (-(d + beta) + math.sqrt((d + beta) ** 2 + 4 * budget / k)) / 2
+    budget = checks.number("budget", budget, minimum=0, strict_min=True)
+    beta = 2 if checks.flag("double_bias", double_bias) else 1
+    try:
+        # n = (−(d+β) + sqrt((d+β)² + 4·budget/k)) / 2
+        root = (-(d + beta) + math.sqrt((d + beta) ** 2 + 4 * budget / k)) / 2
+        if not math.isfinite(root):
+            raise OverflowError
+    except OverflowError:               # d or budget near the float range: the stable form
+        try:
+            a, q = float(d + beta), budget / k
+            # the same root as 2q / (a + sqrt(a² + 4q)), with a² + 4q kept in range
+            big = max(a, 2 * math.sqrt(q))
+            root = q / ((a + big * math.sqrt((a / big) ** 2 + 4 * (q / big) / big)) / 2)
+        except OverflowError:           # d beyond a float: n = 1 is closest
+            root = 0.0
     candidates = [max(1, math.floor(root)), max(1, math.ceil(root))]
     return min(candidates, key=lambda m: (abs(param_count(cell, d, m, double_bias) - budget), m))
 
@@ -83,6 +104,7 @@ def embedding_params(vocab, d):
 
 def readout_params(n, vocab, bias=True):
     # W_y (V × n) + b_y (V)
+    bias = checks.flag("bias", bias)
     return _width(vocab, "vocab") * (_width(n, "n") + (1 if bias else 0))
 
 
@@ -116,7 +138,17 @@ def train_chunk_macs(cell, d, n, steps, backward_factor=2):
     The backward pass of a matmul costs about twice its forward (one product for the input's
     gradient, one for the weights'), so a chunk of K steps is ≈ 3 · K · k(nd + n²).
     """
-    return (1 + backward_factor) * _width(steps, "steps") * macs_per_step(cell, d, n)
+    factor = checks.number("backward_factor", backward_factor, minimum=0)
+    K, per_step = _width(steps, "steps"), macs_per_step(cell, d, n)
+    if isinstance(backward_factor, (int, np.integer)):      # exact for whole factors
+        return (1 + int(backward_factor)) * K * per_step
+    try:
+        total = (1 + factor) * K * per_step
+    except OverflowError:
+        total = math.inf
+    if not math.isfinite(total):
+        raise ValueError(f"steps = {steps!r}: the chunk's operations overflow a float")
+    return total
 
 
 def deployment_budget(cell="gru", d=256, n=512, layers=2, vocab=50_000, tokens=10_000, bytes_per_float=4):

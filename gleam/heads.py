@@ -9,6 +9,7 @@ position (weight 0) adds nothing to the loss and nothing to any gradient.
 """
 import numpy as np
 
+from gleam import checks
 from gleam.losses import softmax_cross_entropy
 
 HEADS = ("classify", "regress")
@@ -16,6 +17,16 @@ HEADS = ("classify", "regress")
 
 def readout(h, Wo, bo):
     """y = Wo h + bo for h (..., n) -> (..., n_out)."""
+    ok = (isinstance(h, np.ndarray) and isinstance(Wo, np.ndarray) and isinstance(bo, np.ndarray)
+          and Wo.ndim == 2 and h.ndim >= 1 and h.shape[-1] == Wo.shape[1]
+          and bo.shape == Wo.shape[:1] and all(a.dtype.kind in "iuf" for a in (h, Wo, bo)))
+    if not ok:
+        h = checks.array("h", h, finite=False)
+        Wo = checks.array("Wo", Wo, ndim=2, finite=False)
+        bo = checks.array("bo", bo, ndim=1, finite=False)
+        if h.ndim == 0 or h.shape[-1] != Wo.shape[1] or bo.shape != Wo.shape[:1]:
+            raise ValueError(f"h {h.shape}, Wo {Wo.shape} and bo {bo.shape} must be (..., n), "
+                             "(n_out, n) and (n_out,)")
     return h @ Wo.T + bo
 
 
@@ -25,9 +36,10 @@ def classify_loss(logits, targets, weights):
     logits (..., C); targets (...) class ids; weights (...) of 0/1.
     L = Σ w · (−log p_target) / Σ w;  dL/dlogits = w · (p − onehot) / Σ w.
     """
+    logits, targets, w = _head_inputs(logits, targets, weights, "logits")
+    if targets.shape != w.shape:
+        raise ValueError(f"targets have shape {targets.shape}, expected {w.shape}")
     C = logits.shape[-1]
-    targets = np.asarray(targets)
-    w = weights.astype(np.float64)
     valid = w > 0
     if not np.issubdtype(targets.dtype, np.integer):
         if np.any(targets[valid] != np.round(targets[valid])):
@@ -51,7 +63,9 @@ def regress_loss(y, targets, weights):
     y (..., k); targets (...) when k == 1, else (..., k).
     L = Σ w · ½‖y − target‖² / Σ w (so dL/dy = w (y − target) / Σ w); mse = 2 L / k.
     """
-    targets = np.asarray(targets, dtype=np.float64)
+    y, targets, w = _head_inputs(y, targets, weights, "y")
+    weights = w
+    targets = targets.astype(np.float64)
     if targets.shape == y.shape[:-1] and y.shape[-1] == 1:
         targets = targets[..., None]
     if targets.shape != y.shape:
@@ -64,6 +78,30 @@ def regress_loss(y, targets, weights):
     return loss, err / count, 2.0 * loss / y.shape[-1]
 
 
+def _head_inputs(out, targets, weights, name):
+    """(outputs (..., k) float, targets array, weights float (...)), or ValueError."""
+    out = checks.array(name, out, finite=False)
+    if out.ndim == 0 or out.shape[-1] == 0:
+        raise ValueError(f"{name} has shape {out.shape}, expected (..., k) with k >= 1")
+    try:
+        targets = np.asarray(targets)
+    except (TypeError, ValueError):
+        targets = np.asarray(None)
+    if targets.dtype.kind not in "iuf":
+        raise ValueError(f"targets must be an array of numbers, got dtype {targets.dtype}")
+    w = weights.astype(np.float64) if isinstance(weights, np.ndarray) else weights
+    w = checks.array("weights", w)
+    if w.shape != out.shape[:-1]:
+        raise ValueError(f"weights has shape {w.shape}, expected {out.shape[:-1]}")
+    if not np.all((w == 0) | (w == 1)) or not w.any():
+        raise ValueError("weights must be 0/1 with at least one position weighted 1")
+    if targets.shape[:w.ndim] != w.shape:
+        raise ValueError(f"targets have shape {targets.shape}, expected {w.shape} (+ (k,))")
+    if targets.dtype.kind == "f" and not np.all(np.isfinite(targets[w > 0])):
+        raise ValueError("targets must be finite where weights is 1")
+    return out, targets, w
+
+
 def regression_bound(Wo, bo):
     """Largest |y_k| a regression readout can reach when every |h_i| <= 1: |bo_k| + ‖Wo[k]‖₁.
 
@@ -72,9 +110,15 @@ def regression_bound(Wo, bo):
     follow a target that grows without bound; it says nothing about where extrapolation
     first fails. Returns (n_out,), or a float for a scalar head.
     """
-    Wo = np.asarray(Wo, dtype=np.float64)
-    bo = np.asarray(bo, dtype=np.float64)
+    Wo = checks.array("Wo", Wo, ndim=(1, 2))
+    bo = checks.array("bo", bo, ndim=(0, 1))
     if Wo.ndim == 1:
         Wo = Wo[None, :]
-    bound = np.abs(bo).reshape(-1) + np.abs(Wo).sum(axis=1)
+    if bo.size != Wo.shape[0]:
+        raise ValueError(f"bo has shape {bo.shape}, expected ({Wo.shape[0]},) to match Wo "
+                         f"{Wo.shape}")
+    with np.errstate(over="ignore"):
+        bound = np.abs(bo).reshape(-1) + np.abs(Wo).sum(axis=1)
+    if not np.all(np.isfinite(bound)):
+        raise ValueError("Wo and bo: the bound |bo_k| + ‖Wo[k]‖₁ exceeds the float range")
     return float(bound[0]) if bound.size == 1 else bound

@@ -45,8 +45,11 @@ PRESETS = {
 def simulate(arch, cues, noise, carry, admission):
     """Final states (trials,) for cues (trials,) and noise (delay, trials), vectorised over trials."""
     checks.one_of("arch", arch, ARCHITECTURES)
-    cues = np.asarray(cues, dtype=np.float64)
-    noise = np.asarray(noise, dtype=np.float64)
+    cues = checks.array("cues", cues)
+    noise = checks.array("noise", noise)
+    carry = checks.number("carry", carry, minimum=0, maximum=1)
+    admission = checks.number("admission", admission, minimum=0,
+                              maximum=None if arch == "elman" else 1)
     if cues.ndim != 1 or noise.ndim != 2 or noise.shape[1] != cues.shape[0]:
         raise ValueError(f"cues {cues.shape} and noise {noise.shape} must be (trials,) and (delay, trials)")
     # write: h_0 = tanh(cue)
@@ -67,12 +70,14 @@ def _draw(delay, noise_sd, trials, seed):
     return cues, noise
 
 
-def _check(delay, noise_sd, carry, admission, trials):
-    checks.integer("delay", delay, minimum=0, whole_floats=True)
-    checks.integer("trials", trials, minimum=1, whole_floats=True)
+def _check(delay, noise_sd, carry, admission, trials, gated=False):
+    delay = checks.integer("delay", delay, minimum=0, whole_floats=True)
+    trials = checks.integer("trials", trials, minimum=1, whole_floats=True)
+    checks.entries("delay and trials", (delay, trials), (delay, trials))
     checks.number("noise_sd", noise_sd, minimum=0)
     checks.number("carry", carry, minimum=0, maximum=1)     # a keep fraction
-    checks.number("admission", admission, minimum=0)
+    # the gated paths' admission is a gate value (i, or z); the RNN's an input weight
+    checks.number("admission", admission, minimum=0, maximum=1 if gated else None)
 
 
 def _report(arch, cues, noise, carry, admission, eps):
@@ -97,8 +102,11 @@ def carry_challenge(delay, noise_sd, gated_carry, gated_admission, elman_carry, 
     median |∂h_final/∂cue| and the half-life ln 0.5 / ln carry (for the RNN, of its carry
     weight alone, ignoring tanh's derivative). Cues and noise are drawn once from
     default_rng(seed) and shared by all three architectures."""
-    _check(delay, noise_sd, gated_carry, gated_admission, trials)
+    _check(delay, noise_sd, gated_carry, gated_admission, trials, gated=True)
     _check(delay, noise_sd, elman_carry, elman_admission, trials)
+    checks.seed("seed", seed)
+    # ∂h/∂cue by a central difference: |Δh| <= 2 + 2·delay, so eps >= 1e-12 keeps it finite
+    checks.number("eps", eps, minimum=1e-12, maximum=1)
     cues, noise = _draw(int(delay), noise_sd, int(trials), seed)
     rows = [_report("elman", cues, noise, elman_carry, elman_admission, eps)]
     rows += [_report(a, cues, noise, gated_carry, gated_admission, eps) for a in ARCHITECTURES[1:]]

@@ -9,7 +9,13 @@ import numpy as np
 
 from gleam import checks
 
-__all__ = ["global_norm", "clip_global_norm", "clip_elementwise", "SGD", "Adagrad", "Adam"]
+__all__ = ["global_norm", "clip_global_norm", "clip_elementwise", "SGD", "Adagrad", "Adam",
+           "Diverged"]
+
+
+class Diverged(ValueError):
+    """An optimiser step that would make a parameter or its memory non-finite: refused, and
+    nothing (parameters, memory, step count) was changed. gleam.train reports it as divergence."""
 
 
 def _positive(value, name, allow_zero=False):
@@ -19,12 +25,14 @@ def _positive(value, name, allow_zero=False):
 def _check_grads(grads):
     if not isinstance(grads, dict):
         raise ValueError(f"grads must be a dict of arrays, got {type(grads).__name__}")
+    return {k: checks.array(f"grads[{k!r}]", g, finite=False) for k, g in grads.items()}
 
 
 def global_norm(grads):
     # ‖g‖ = sqrt(Σ_k Σ_i g_ki²) over every parameter's gradient
-    _check_grads(grads)
-    return math.sqrt(sum(float(np.sum(np.square(np.asarray(g, dtype=np.float64)))) for g in grads.values()))
+    grads = _check_grads(grads)
+    with np.errstate(over="ignore"):     # overflow: an inf norm, which callers report
+        return math.sqrt(sum(float(np.sum(np.square(g))) for g in grads.values()))
 
 
 def clip_global_norm(grads, max_norm):
@@ -36,14 +44,15 @@ def clip_global_norm(grads, max_norm):
     c = _positive(max_norm, "max_norm")
     norm = global_norm(grads)
     scale = c / norm if math.isfinite(norm) and norm > c else 1.0
-    return {k: np.asarray(g, dtype=np.float64) * scale for k, g in grads.items()}, norm
+    return {k: checks.array(f"grads[{k!r}]", g, finite=False) * scale
+            for k, g in grads.items()}, norm
 
 
 def clip_elementwise(grads, limit):
     """Clip every gradient entry into [−limit, limit] (min-char-rnn's np.clip(g, −5, 5))."""
-    _check_grads(grads)
+    grads = _check_grads(grads)
     a = _positive(limit, "limit")
-    return {k: np.clip(np.asarray(g, dtype=np.float64), -a, a) for k, g in grads.items()}
+    return {k: np.clip(g, -a, a) for k, g in grads.items()}
 
 
 class _Optimizer:
@@ -65,24 +74,48 @@ class _Optimizer:
         self.t = 0
 
     def _pairs(self, params, grads):
-        _check_grads(grads)
+        if not isinstance(params, dict):
+            raise ValueError(f"params must be a dict of arrays, got {type(params).__name__}")
+        grads = _check_grads(grads)
         if set(params) != set(grads):
-            raise ValueError(f"grads keys {sorted(grads)} do not match params keys {sorted(params)}")
+            raise ValueError(f"grads keys {sorted(grads, key=str)} do not match params keys "
+                             f"{sorted(params, key=str)}")
         for k, p in params.items():
             if not (isinstance(p, np.ndarray) and np.issubdtype(p.dtype, np.floating)):
-                raise ValueError(f"param {k} must be a float numpy array (updated in place)")
-            g = np.asarray(grads[k], dtype=np.float64)
+                raise ValueError(f"params[{k!r}] must be a float numpy array (updated in place)")
+            g = grads[k]
             if g.shape != np.shape(p):
-                raise ValueError(f"grad {k} has shape {g.shape}, expected {np.shape(p)}")
+                raise ValueError(f"grads[{k!r}] has shape {g.shape}, expected {np.shape(p)}")
             yield k, p, g
 
     def step(self, params, grads):
+        """One update of every parameter, in place. All or nothing: if any new parameter or
+        memory entry would be NaN or inf (a non-finite gradient, or one whose square
+        overflows), Diverged (a ValueError) names it and nothing is changed."""
         pairs = list(self._pairs(params, grads))
         self.t += 1
-        for k, p, g in pairs:
-            self._update(k, p, g)
+        new = {}
+        with np.errstate(over="ignore", invalid="ignore"):
+            for k, p, g in pairs:
+                new[k] = self._update(k, p, g)
+        for k, arrays in new.items():
+            for what, a in arrays.items():
+                if not np.all(np.isfinite(a)):
+                    self.t -= 1
+                    raise Diverged(f"grads[{k!r}] would make {what} non-finite "
+                                   f"(max |grad| = {np.max(np.abs(grads[k])):.3g}); "
+                                   "nothing was updated")
+        for k, p, _ in pairs:
+            for what, a in new[k].items():
+                np.copyto(p if what == "the parameter" else self._stores[what][k], a)
+
+    @property
+    def _stores(self):
+        """Name of each memory (as _update returns it) -> its dict keyed like the params."""
+        return {}
 
     def _memory(self, store, k, p):
+        """store[k] (zeros at first); _update reads it and returns its new value, unstored."""
         if k not in store:
             store[k] = np.zeros(np.shape(p), dtype=np.float64)
         return store[k]
@@ -92,7 +125,7 @@ class SGD(_Optimizer):
     """θ ← θ − lr · g"""
 
     def _update(self, k, p, g):
-        p -= self.lr * g
+        return {"the parameter": p - self.lr * g}
 
 
 class Adagrad(_Optimizer):
@@ -106,10 +139,13 @@ class Adagrad(_Optimizer):
         super().reset()
         self.memory = {}
 
+    @property
+    def _stores(self):
+        return {"the memory M": self.memory}
+
     def _update(self, k, p, g):
-        M = self._memory(self.memory, k, p)
-        M += g * g
-        p -= self.lr * g / (np.sqrt(M) + self.eps)
+        M = self._memory(self.memory, k, p) + g * g
+        return {"the memory M": M, "the parameter": p - self.lr * g / (np.sqrt(M) + self.eps)}
 
 
 class Adam(_Optimizer):
@@ -117,12 +153,13 @@ class Adam(_Optimizer):
     with bias corrections m̂ = m/(1−β₁ᵗ), v̂ = v/(1−β₂ᵗ)   (Kingma & Ba 2015)."""
 
     def __init__(self, lr, betas=(0.9, 0.999), eps=1e-8):
+        if not (isinstance(betas, (tuple, list)) and len(betas) == 2):
+            raise ValueError(f"betas must be a pair of numbers, got {betas!r}")
         try:
-            b1, b2 = (float(b) for b in betas)
-        except (TypeError, ValueError):
-            raise ValueError(f"betas must be a pair of numbers, got {betas!r}") from None
-        if not (0 <= b1 < 1 and 0 <= b2 < 1):
-            raise ValueError(f"betas must lie in [0, 1), got {betas!r}")
+            b1, b2 = (checks.number("betas", b, minimum=0, maximum=1, strict_max=True)
+                      for b in betas)
+        except ValueError:
+            raise ValueError(f"betas must be a pair of numbers in [0, 1), got {betas!r}") from None
         self.betas = (b1, b2)
         self.eps = _positive(eps, "eps")
         super().__init__(lr)
@@ -131,14 +168,17 @@ class Adam(_Optimizer):
         super().reset()
         self.m, self.v = {}, {}
 
+    @property
+    def _stores(self):
+        return {"the first moment m": self.m, "the second moment v": self.v}
+
     def _update(self, k, p, g):
         b1, b2 = self.betas
-        m = self._memory(self.m, k, p)
-        v = self._memory(self.v, k, p)
-        m *= b1
+        m = self._memory(self.m, k, p) * b1
         m += (1 - b1) * g
-        v *= b2
+        v = self._memory(self.v, k, p) * b2
         v += (1 - b2) * g * g
         m_hat = m / (1 - b1 ** self.t)
         v_hat = v / (1 - b2 ** self.t)
-        p -= self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
+        return {"the first moment m": m, "the second moment v": v,
+                "the parameter": p - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)}

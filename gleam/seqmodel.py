@@ -43,6 +43,11 @@ class SeqModelConfig:
         if self.head == "classify" and self.n_out < 2:
             raise ValueError(f"a classify head needs n_out >= 2 classes, got {self.n_out}")
         checks.number("init_scale", self.init_scale, minimum=0, strict_min=True, none_ok=True)
+        checks.flag("many_to_many", self.many_to_many)
+        checks.number("forget_bias", self.forget_bias)
+        checks.seed("seed", self.seed)
+        checks.entries("n_out", self.n_out, (self.n_out, self.n))
+        checks.entries("n", self.n, (4 * self.n, max(self.n, self.d)))
 
 
 def _tup(state):
@@ -56,6 +61,10 @@ class SeqModel:
     """
 
     def __init__(self, config, params=None):
+        if not isinstance(config, SeqModelConfig):
+            raise ValueError(f"config must be a SeqModelConfig, got {type(config).__name__}")
+        if params is not None and not isinstance(params, dict):
+            raise ValueError(f"params must be None or a dict of arrays, got {type(params).__name__}")
         self.config = c = config
         self._step, self._step_backward, init = cell_functions(c.cell)
         self.lstm = c.cell == "lstm"
@@ -71,7 +80,7 @@ class SeqModel:
                 if k not in params or np.shape(params[k]) != v.shape:
                     raise ValueError(f"params[{k!r}] has shape {np.shape(params.get(k))}, "
                                      f"expected {v.shape}")
-            fresh = {k: np.array(params[k], dtype=np.float64) for k in fresh}
+            fresh = {k: np.array(checks.array(f"params[{k!r}]", params[k])) for k in fresh}
         self.params = fresh
         self.cell_keys = tuple(k for k in fresh if k not in ("Wo", "bo"))
 
@@ -89,19 +98,27 @@ class SeqModel:
     # ---- input checks ------------------------------------------------------------------
     def _inputs(self, X, mask):
         """-> float (T, B, d) inputs with padding zeroed, and the bool mask."""
-        X = np.asarray(X)
+        try:
+            X = np.asarray(X)
+        except (TypeError, ValueError):
+            raise ValueError(f"X must be an array of numbers, got {X!r:.80}") from None
         d = self.config.d
         if X.ndim == 2:
             if not np.issubdtype(X.dtype, np.integer):
                 raise ValueError(f"X has shape {X.shape}: (T, B) must hold integer token ids; "
                                  "real features need shape (T, B, d)")
+            if 0 in X.shape:
+                raise ValueError(f"X has shape {X.shape}: expected T >= 1 and B >= 1")
             m = check_mask(mask, *X.shape)
-            return one_hot(np.where(m, X, 0), d), m
+            return one_hot(np.where(m, X, 0), d, name="X"), m
         if X.ndim != 3 or X.shape[2] != d:
             raise ValueError(f"X has shape {X.shape}, expected (T, B) token ids "
                              f"or (T, B, d) with d = {d}")
+        if 0 in X.shape[:2]:
+            raise ValueError(f"X has shape {X.shape}: expected T >= 1 and B >= 1")
         m = check_mask(mask, *X.shape[:2])
-        return np.where(m[..., None], X.astype(np.float64), 0.0), m
+        X = checks.array("X", np.where(m[..., None], X, 0), finite=False)
+        return X, m
 
     def _initial_state(self, h0, B):
         n = self.config.n
@@ -112,7 +129,7 @@ class SeqModel:
         parts = tuple(h0) if self.lstm else (h0,)
         out = []
         for a in parts:
-            a = np.asarray(a, dtype=np.float64)
+            a = checks.array("h0", a, finite=False)
             if a.shape not in ((n,), (B, n)):
                 raise ValueError(f"h0 has shape {a.shape}, expected (n,) = ({n},) "
                                  f"or (B, n) = ({B}, {n})")
@@ -157,10 +174,14 @@ class SeqModel:
         return outputs, hs, {"steps": steps, "mask": m, "X": Xf, "c": cs, "state0": state0}
 
     def _check_intervene(self, intervene, T):
-        if not intervene:
+        if intervene is None or (isinstance(intervene, dict) and not intervene):
             return {}
+        if not isinstance(intervene, dict):
+            raise ValueError(f"intervene must be None or a dict {{step: function}}, got "
+                             f"{type(intervene).__name__}")
         out = {}
         for t, fn in intervene.items():
+            t = checks.integer("intervene's step", t)
             if not (-T <= int(t) < T):
                 raise ValueError(f"intervene step {t} outside the sequence (T = {T})")
             if not callable(fn):
@@ -171,13 +192,19 @@ class SeqModel:
     def _apply(self, fn, state, t):
         arg = tuple(a.copy() for a in state) if self.lstm else state[0].copy()
         new = _tup(fn(arg))
-        if len(new) != len(state) or any(np.shape(a) != b.shape for a, b in zip(new, state)):
-            raise ValueError(f"intervene[{t}] returned shapes {[np.shape(a) for a in new]}, "
+        try:
+            shapes = [np.shape(a) for a in new]
+        except (TypeError, ValueError):
+            shapes = None
+        if shapes is None or len(new) != len(state) or any(
+                s != b.shape for s, b in zip(shapes, state)):
+            raise ValueError(f"intervene[{t}] returned shapes {shapes}, "
                              f"expected {[b.shape for b in state]}")
-        return tuple(np.asarray(a, dtype=np.float64) for a in new)
+        return tuple(checks.array(f"intervene[{t}]'s state", a, finite=False) for a in new)
 
     def hidden_states(self, X, mask=None, h0=None, intervene=None, cell_state=False):
         """Every hidden state h_t, (T, B, n) (LSTM: the cell states c_t if cell_state=True)."""
+        cell_state = checks.flag("cell_state", cell_state)
         _, hs, caches = self.forward(X, mask, h0, intervene)
         if cell_state:
             if not self.lstm:
@@ -205,7 +232,10 @@ class SeqModel:
         if self.config.many_to_many:
             weights = m.copy()
             if target_mask is not None:
-                tm = np.asarray(target_mask, dtype=bool)
+                tm = np.asarray(target_mask)
+                if tm.dtype.kind not in "biuf" or not np.all((tm == 0) | (tm == 1)):
+                    raise ValueError("target_mask must be a (T, B) array of 0/1 or booleans")
+                tm = tm.astype(bool)
                 if tm.shape != (T, B):
                     raise ValueError(f"target_mask has shape {tm.shape}, "
                                      f"expected (T, B) = ({T}, {B})")
@@ -216,7 +246,12 @@ class SeqModel:
             raise ValueError("target_mask is for many-to-many models")
         else:
             weights = np.ones(B, dtype=bool)
-        targets = np.asarray(targets)
+        try:
+            targets = np.asarray(targets)
+        except (TypeError, ValueError):
+            targets = np.asarray(None)
+        if targets.dtype.kind not in "iuf":
+            raise ValueError(f"targets must be an array of numbers, got dtype {targets.dtype}")
         lead = weights.shape
         if self.config.head == "classify":
             if targets.shape != lead:

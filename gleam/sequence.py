@@ -22,7 +22,7 @@ def forward(cell, xs, h0, p):
     """Run `cell` over xs from state h0 (None = zeros). Returns (hs, caches), caches[t] a dict."""
     step = get_cell(cell).step
     d, n = check_params(cell, p)
-    xs = np.asarray(xs, dtype=float)
+    xs = checks.array("xs", xs)
     if xs.ndim not in (2, 3) or xs.shape[-1] != d or len(xs) == 0:
         raise ValueError(f"xs has shape {xs.shape}, expected (T, d) = (T, {d}) or "
                          f"(T, B, d) = (T, B, {d}) with T >= 1")
@@ -35,6 +35,15 @@ def forward(cell, xs, h0, p):
         hs.append(cache["h"])
         caches.append(cache)
     return np.stack(hs), caches
+
+
+def _check_caches(caches):
+    if not isinstance(caches, (list, tuple)) or not all(
+            isinstance(c, dict) and "h" in c for c in caches):
+        raise ValueError("caches must be the list of dicts forward returned")
+    if len(caches) == 0:
+        raise ValueError("caches is empty: run forward on at least one step first")
+    return len(caches)
 
 
 def _check_truncate(truncate, T):
@@ -53,10 +62,8 @@ def backward(cell, dhs, caches, p, truncate=None):
     """
     step_backward = get_cell(cell).step_backward
     d, n = check_params(cell, p)
-    T = len(caches)
-    if T == 0:
-        raise ValueError("caches is empty: run forward on at least one step first")
-    dhs = np.asarray(dhs, dtype=float)
+    T = _check_caches(caches)
+    dhs = checks.array("dhs", dhs, finite=False)
     hs_shape = (T,) + caches[0]["h"].shape
     if dhs.shape != hs_shape:
         raise ValueError(f"dhs has shape {dhs.shape}, expected the shape of hs {hs_shape}")
@@ -91,6 +98,5 @@ def jacobians(cell, caches, p):
     for lstm ∂(h_t, c_t)/∂(h_{t−1}, c_{t−1}), (T, 2n, 2n)."""
     jacobian = get_cell(cell).jacobian
     check_params(cell, p)
-    if len(caches) == 0:
-        raise ValueError("caches is empty: run forward on at least one step first")
+    _check_caches(caches)
     return np.stack([jacobian(cache, p) for cache in caches])

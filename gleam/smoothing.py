@@ -18,13 +18,15 @@ def ema(values, decay=EMA_DECAY, start=None):
 
     e_{−1} = start (e.g. the last value of a previous call, to continue a stream); without a start,
     the average begins at the first value. It lags the signal by about 1 / (1 − decay) steps.
+    values (a 1-D array, or one number) and start must be finite: filter a diverged loss out first.
     """
     decay = _decay(decay)
-    values = np.asarray(values, dtype=np.float64).ravel()
+    values = checks.array("values", values, ndim=(0, 1)).ravel()
+    start = checks.number("start", start, none_ok=True)
     out = np.empty_like(values)
     if values.size == 0:
         return out
-    e = float(values[0]) if start is None else float(start)
+    e = float(values[0]) if start is None else start
     with np.errstate(all="ignore"):
         for i, v in enumerate(values.tolist()):
             e = decay * e + (1.0 - decay) * v

@@ -80,7 +80,7 @@ class Trainer:
         self.optimiser = optimiser
         self.clip = clip
         self.batch_size = checks.integer("batch_size", batch_size, minimum=1)
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(checks.seed("seed", seed))
         self.steps = 0  # updates applied (refused steps not counted)
 
     @property
@@ -115,7 +115,10 @@ class Trainer:
         params = self.model.params
         saved = {k: v.copy() for k, v in params.items()}
         saved_opt = copy.deepcopy(vars(self.optimiser))
-        self.optimiser.step(params, grads)
+        try:
+            self.optimiser.step(params, grads)
+        except optim.Diverged:          # refused before changing anything
+            return stats(True)
         if not _all_finite(params.values()):
             for k, v in saved.items():  # undo in place: callers may hold these arrays
                 np.copyto(params[k], v)
@@ -128,6 +131,7 @@ class Trainer:
     def batches(self, dataset, shuffle=True):
         """Yield minibatches of `batch_size` sequences (shuffled by the trainer's rng)."""
         data = as_data(dataset)
+        checks.flag("shuffle", shuffle)
         N = len(data)
         order = self.rng.permutation(N) if shuffle else np.arange(N)
         for i in range(0, N, self.batch_size):
@@ -154,7 +158,10 @@ class Trainer:
     def evaluate(self, dataset, batch_size=None):
         """Loss and accuracy / mse over a data set, without updating -> dict."""
         data = as_data(dataset)
-        bs = batch_size or max(self.batch_size, 256)
+        bs = checks.integer("batch_size", batch_size, minimum=1, none_ok=True) or max(
+            self.batch_size, 256)
+        if len(data) == 0:
+            raise ValueError("dataset holds no sequences: nothing to evaluate")
         tot, tot_metric, count = 0.0, 0.0, 0
         for i in range(0, len(data), bs):
             b = data.subset(np.arange(i, min(i + bs, len(data))))

@@ -341,7 +341,7 @@ def test_bad_temperature_raises(temperature):
 
 def test_other_bad_arguments_raise():
     m = CharGRU()
-    with pytest.raises(ValueError, match="n must be an integer >= 0, got -1"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[0, 10000\], got -1"):
         m.step(-1)
     with pytest.raises(ValueError, match="seed must be an integer >= 0"):
         m.reset(-1)
@@ -438,3 +438,51 @@ def test_sample_preview_depends_on_the_model_and_its_step_only():
     a.step(1)
     assert a.sample_preview(100) != text
     assert CharGRU(seed=4).sample_preview(100) != CharGRU(seed=3).sample_preview(100)
+
+
+# ---------------------------------------------------------------- checks that cannot pass on NaN
+@pytest.mark.parametrize("poison", [np.nan, np.inf])
+def test_a_gradient_check_on_a_non_finite_gradient_fails(poison):
+    m = CharGRU(hidden=4, seq_len=5)
+
+    def poisoned(p, cache, grads):
+        gm.backward(p, cache, grads)
+        grads["Uz"][0, 0] = poison
+    errors = gm.gradient_check(m.params, *m.next_chunk(), backward_fn=poisoned)
+    assert errors["Uz"] == math.inf and errors["all"] == math.inf
+    assert errors["Wy"] < 1e-6                      # the rest is still checked
+
+
+def test_a_deliberately_broken_backward_fails_the_gradient_check():
+    m = CharGRU(hidden=4, seq_len=5)
+
+    def forgets_the_bias(p, cache, grads):
+        gm.backward(p, cache, grads)
+        grads["bh"][:] = 0.0
+    errors = gm.gradient_check(m.params, *m.next_chunk(), backward_fn=forgets_the_bias)
+    assert errors["bh"] > 0.5 and errors["Wh"] < 1e-6
+
+
+@pytest.mark.parametrize("eps", [0, 0.0, -1e-5, math.nan, math.inf, "1e-5", True])
+def test_a_gradient_check_needs_a_finite_positive_eps(eps):
+    m = CharGRU(hidden=4, seq_len=5)
+    with pytest.raises(ValueError, match="eps"):
+        gradient_check(m, eps=eps)
+
+
+def test_one_step_call_is_bounded():
+    from gleam.chargru import MAX_STEPS_PER_CALL
+    m = CharGRU(hidden=4, seq_len=5)
+    with pytest.raises(ValueError, match="n must be"):
+        m.step(10**7)
+    assert m.steps == 0 and m.step(0).n == 0 and MAX_STEPS_PER_CALL >= 1000
+
+
+def test_sampling_at_a_tiny_temperature_is_the_most_likely_character():
+    m = CharGRU(hidden=8, seq_len=5)
+    m.step(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        text = m.sample(30, temperature=1e-320, rng=np.random.default_rng(0))
+    assert len(text) == 30 and set(text) <= set(m.vocab)
+    assert text == m.sample(30, temperature=1e-300, rng=np.random.default_rng(1))   # argmax both times
