@@ -151,6 +151,18 @@ def array(name, value, ndim=None, finite=True, allow_empty=True):
     return a
 
 
+def numeric(name, value):
+    """value as an array of its own numeric dtype (ints stay ints), or ValueError unless it holds
+    numbers (not bools, strings or objects)."""
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError):
+        a = np.asarray(None)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of numbers, got dtype {a.dtype}")
+    return a
+
+
 def entries(name, value, shape, limit=None):
     """ValueError (naming the size argument `name` = value) if an array of `shape` would hold
     more than `limit` (MAX_ENTRIES) entries. Returns the entry count."""

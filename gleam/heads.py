@@ -83,12 +83,7 @@ def _head_inputs(out, targets, weights, name):
     out = checks.array(name, out, finite=False)
     if out.ndim == 0 or out.shape[-1] == 0:
         raise ValueError(f"{name} has shape {out.shape}, expected (..., k) with k >= 1")
-    try:
-        targets = np.asarray(targets)
-    except (TypeError, ValueError):
-        targets = np.asarray(None)
-    if targets.dtype.kind not in "iuf":
-        raise ValueError(f"targets must be an array of numbers, got dtype {targets.dtype}")
+    targets = checks.numeric("targets", targets)
     w = weights.astype(np.float64) if isinstance(weights, np.ndarray) else weights
     w = checks.array("weights", w)
     if w.shape != out.shape[:-1]:

@@ -246,12 +246,7 @@ class SeqModel:
             raise ValueError("target_mask is for many-to-many models")
         else:
             weights = np.ones(B, dtype=bool)
-        try:
-            targets = np.asarray(targets)
-        except (TypeError, ValueError):
-            targets = np.asarray(None)
-        if targets.dtype.kind not in "iuf":
-            raise ValueError(f"targets must be an array of numbers, got dtype {targets.dtype}")
+        targets = checks.numeric("targets", targets)
         lead = weights.shape
         if self.config.head == "classify":
             if targets.shape != lead:

@@ -364,6 +364,7 @@ TABLE = [
       aliases=("seed",)),
     E(checks.array, call(st.just("W"), farray((2, 2)), ndim=st.sampled_from([None, 2, (1, 2)])),
       aliases=("W",)),
+    E(checks.numeric, call(st.just("targets"), st.one_of(farray((3,)), BAD_SCALARS)), aliases=("targets",)),
     E(checks.entries, call(st.just("n"), st.just(3), st.tuples(st.integers(0, 10 ** 5),
                                                                 st.integers(0, 10 ** 5))),
       aliases=("n",)),
