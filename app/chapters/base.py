@@ -91,29 +91,22 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
         """Parameter name -> the value the chapter opened with."""
         return dict(self._defaults)
 
+    def _changed(self):
+        """(URL name, its text, the longest text a link can carry) of every control away from its
+        default, in declaration order."""
+        defaults = self.defaults()
+        return [(key, url_state.format_value(self.param[name], getattr(self, name)), self._max_length(name))
+                for name, key in self.url_controls().items() if getattr(self, name) != defaults[name]]
+
     def url_query(self):
         """(URL name, text) of every control away from its default; a text too long to be read
         back is left out."""
-        out, defaults = [], self.defaults()
-        for name, key in self.url_controls().items():
-            value = getattr(self, name)
-            if value != defaults[name]:
-                text = url_state.format_value(self.param[name], value)
-                if len(text) <= self._max_length(name):
-                    out.append((key, text))
-        return out
+        return [(key, text) for key, text, limit in self._changed() if len(text) <= limit]
 
     def url_left_out(self):
         """(URL name, characters, the limit) of each control away from its default whose text is
         too long for a link (a link opens with its default: the share tools say so)."""
-        out, defaults = [], self.defaults()
-        for name, key in self.url_controls().items():
-            value = getattr(self, name)
-            if value != defaults[name]:
-                n = len(url_state.format_value(self.param[name], value))
-                if n > self._max_length(name):
-                    out.append((key, n, self._max_length(name)))
-        return out
+        return [(key, len(text), limit) for key, text, limit in self._changed() if len(text) > limit]
 
     def apply_url(self, pairs):
         """Set the controls from a URL's (URL name, text) pairs; a control not named goes back to
