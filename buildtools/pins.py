@@ -81,3 +81,12 @@ AXE_VERSION = "4.14.1"
 AXE_NPM_INTEGRITY = (
     "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
 )
+
+# KaTeX renders the chapters' math at build time into the static pages' plain-HTML article
+# (buildtools/static_prose.py), so title, prose and formulas show before any large script runs;
+# the site ships its CSS and woff2 fonts only (buildtools/katex.py).
+# `npm view katex@0.16.47 dist.integrity`
+KATEX_VERSION = "0.16.47"
+KATEX_NPM_INTEGRITY = (
+    "sha512-Eeo8Ys1doU1z+x8AZsPpQu+p/QcZBI5PeOo7QGQdy2x2m0MU/hYagBbGOmXwr5KVbEfVuWv9LpnQWeehogurjg=="
+)
