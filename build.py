@@ -18,9 +18,11 @@ worker, main.js, and every asset):
 Stages: Pyodide core (npm) -> compiled wheels (checked against the official lock) ->
 pure wheels (PyPI, pinned by hash; markupsafe/pyyaml built pure from sdists; Panel and
 Bokeh slimmed) -> the project's wheel -> every pure wheel compiled to 3.12 bytecode
-(Pyodide under node; buildtools/bytecode.py) -> the site's pyodide-lock.json -> panel convert
-(once per chapter, in one process) and rewrites -> verification (no external fetch,
-every reference local, lock hashes).
+(Pyodide under node; buildtools/bytecode.py) -> the site's pyodide-lock.json -> each chapter's
+title, prose and math as static HTML (KaTeX under node) -> panel convert (once per chapter, in
+one process) and rewrites (buildtools/convert.py, boot.py: prose first, honest loading) ->
+verification (no external fetch, every reference local, lock hashes) -> the service worker
+(buildtools/offline.py) -> gzip copies.
 """
 from __future__ import annotations
 
@@ -42,6 +44,9 @@ from buildtools.fetch import (
 from buildtools.lock import build_lock, resolve_closure
 from buildtools.bytecode import compile_wheels
 from buildtools.compress import precompress
+from buildtools import static_prose
+from buildtools.katex import copy_assets, fetch_katex
+from buildtools.offline import REGISTER_SCRIPT, write_service_worker
 from buildtools.serve import serve
 from buildtools.verify import site_summary, verify_site
 from buildtools.wheels import read_wheel, slim_wheel
@@ -80,13 +85,13 @@ def build(app: Path, site: Path, cache: Path) -> None:
     pyo = new / PYODIDE_DIR
     pyo.mkdir(parents=True)
 
-    with stage(f"1/9 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
+    with stage(f"1/11 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
         core = fetch_pyodide_core(cache)
         for f in pins.PYODIDE_CORE_FILES:
             shutil.copy2(core / f, pyo / f)
         official = json.loads((core / "pyodide-lock.json").read_text())
 
-    with stage(f"2/9 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
+    with stage(f"2/11 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
                "checked against the official lock"):
         source = fetch_compiled_source(cache)
         compiled = extract_compiled(source, official["packages"], list(pins.COMPILED_PACKAGES),
@@ -94,7 +99,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for path in compiled.values():
             shutil.copy2(path, pyo / path.name)
 
-    with stage(f"3/9 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
+    with stage(f"3/11 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
                "from sdists, Panel and Bokeh slimmed"):
         pure = []
         for spec, sha in pins.PURE_WHEELS.items():
@@ -105,11 +110,11 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for spec, sha in pins.SDIST_WHEELS.items():
             pure.append(build_sdist_wheel(spec, sha, cache))
 
-    with stage(f"4/9 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
+    with stage(f"4/11 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
         project = build_project_wheel(REPO, cache / "project")
         pure.append(project)
 
-    with stage("5/9 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
+    with stage("5/11 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
         pure, summary = compile_wheels(pure, core, cache)
         for whl in pure:
             shutil.copy2(whl, pyo / whl.name)
@@ -117,27 +122,41 @@ def build(app: Path, site: Path, cache: Path) -> None:
               f"compiled now, {summary['cached']} from the cache); kept as source: "
               + (", ".join(summary["kept"]) or "none"))
 
-    with stage("6/9 pyodide-lock.json for exactly the shipped packages"):
+    with stage("6/11 pyodide-lock.json for exactly the shipped packages"):
         infos = [read_wheel(pyo / w.name) for w in pure]
         lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos)
         (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
-        loaded = resolve_closure(lock, list(pins.WORKER_INSTALLS) + ["micropip"])
+        loaded = resolve_closure(lock, list(pins.WORKER_INSTALLS))
         unused = sorted(set(lock["packages"]) - loaded)
         if unused:
             raise BuildError(f"lock entries nothing installs: {unused}")
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
-    with stage(f"7/9 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
-        result = convert(app, REPO, new, set(lock["packages"]), chapters)
+    with stage(f"7/11 static prose: each chapter's title, prose and math as HTML (KaTeX {pins.KATEX_VERSION})"):
+        katex = fetch_katex(cache)
+        articles = static_prose.articles(chapters, katex)
+        css = copy_assets(katex, new)
+        head = (f'<link rel="stylesheet" href="./{css[0]}" type="text/css" />\n'
+                f"<style>{static_prose.STATIC_CSS}</style>\n{REGISTER_SCRIPT}\n")
+        print(f"[build]   {len(articles)} articles, {sum(map(len, articles.values())) / 1e3:.0f} kB of HTML; "
+              f"{len(css)} KaTeX files")
+
+    with stage(f"8/11 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
+        result = convert(app, REPO, new, set(lock["packages"]), chapters, articles, head)
         print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
               f"one worker {result['worker']}")
 
-    with stage("8/9 verify: no external fetch, local references, lock hashes"):
+    with stage("9/11 service worker: sw.js caches this build, for fast and offline second visits"):
+        sw = write_service_worker(new)
+        print(f"[build]   build {sw['build']}: {sw['files']} files ({sw['bytes'] / 1e6:.1f} MB), "
+              f"{sw['pinned']} of them pinned upstream copies served from the cache first")
+
+    with stage("10/11 verify: no external fetch, local references, lock hashes"):
         notes = verify_site(new, result["worker"], f"{PYODIDE_DIR}/pyodide-lock.json")
         for n in notes:
             print(f"[build]   {n}")
 
-    with stage("9/9 compress: a gzip copy of each text and wasm file, as a static host sends them"):
+    with stage("11/11 compress: a gzip copy of each text and wasm file, as a static host sends them"):
         count, before, after = precompress(new)
         print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
 

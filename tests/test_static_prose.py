@@ -141,14 +141,16 @@ def test_a_tampered_tarball_is_refused(tmp_path, katex_dir):
 def test_copy_assets_writes_css_whose_every_url_is_a_written_woff2(tmp_path, katex_dir):
     written = katex.copy_assets(katex_dir, tmp_path)
     on_disk = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
-    assert sorted(written) == on_disk and "katex/katex.min.css" in written
-    css = (tmp_path / "katex" / "katex.min.css").read_text()
+    folder = tmp_path / "katex" / pins.KATEX_VERSION          # the version in the path
+    css_rel = f"katex/{pins.KATEX_VERSION}/katex.min.css"
+    assert sorted(written) == on_disk and written[0] == css_rel
+    css = (tmp_path / css_rel).read_text()
     urls = re.findall(r"url\(\s*['\"]?([^'\")]+)", css)
     assert urls and css.count("@font-face") == len(urls)
     for url in urls:
-        assert url.endswith(".woff2") and (tmp_path / "katex" / url).is_file(), url
+        assert url.endswith(".woff2") and (folder / url).is_file(), url
     assert not re.search(r"\.woff(?!2)|\.ttf|\.eot|truetype|format\(\"woff\"\)", css)
-    assert all(p == "katex/katex.min.css" or p.endswith(".woff2") for p in written)
+    assert all(p == css_rel or p.endswith(".woff2") for p in written)
 
 
 def test_static_css_is_scoped_and_themed():

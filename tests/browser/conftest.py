@@ -231,8 +231,12 @@ class Pages:
         self.browser = browser
         self.opened = []
 
-    def new(self, site, label=""):
-        context = self.browser.new_context(viewport={"width": 1400, "height": 1000})
+    def new(self, site, label="", service_workers="block"):
+        """A guarded page in a context of its own. Service workers are blocked unless asked for
+        (tests/browser/test_loading.py): routes, which the guard and some tests rely on, do not
+        see what a service worker answers."""
+        context = self.browser.new_context(viewport={"width": 1400, "height": 1000},
+                                           service_workers=service_workers)
         context.set_default_timeout(BOOT_TIMEOUT * 1000)
         guard = Guard(context, label=label or site.mode)
         page = context.new_page()

@@ -1,0 +1,124 @@
+"""The service worker: a second visit that is fast and works offline, never a stale build.
+
+`write_service_worker(site)` (the build's last step before compression) writes `site/sw.js`:
+
+- BUILD is a hash of every file the site serves (their paths and bytes), so any change to the
+  site is a new sw.js, which the browser installs on the next visit. The cache it fills is named
+  `gleam-<BUILD>`; installing fills it with every file of that build (revalidated, never taken
+  unchecked from the HTTP cache) and activating deletes every other `gleam-` cache: one build, whole.
+- PINNED files are upstream copies whose path names their version (Pyodide's core and official
+  wheels under pyodide/<v>/, BokehJS bundles named with Bokeh's version, Panel's dist under
+  panel-cdn/<v>/, KaTeX under katex/<v>/): their bytes cannot change without the path changing, so
+  they are served from the cache first (and Chromium keeps compiled wasm for them).
+- Everything else (the pages, the worker script, the lock, the wheels the build rewrites) comes
+  from the network first, so that a page online always runs the build the server has now; the
+  cache answers only when the network does not (offline).
+
+The page registers it only once the lab is live (buildtools.boot calls `glOffline`), so that
+filling the cache never competes with a first load.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from . import pins
+
+SW_NAME = "sw.js"
+CACHE_PREFIX = "gleam-"
+
+SW_JS = """// Written by build.py (buildtools/offline.py): caches build %(build)s, one build at a time.
+const BUILD = %(build_json)s;
+const CACHE = %(prefix_json)s + BUILD;
+const FILES = %(files)s;
+const PINNED = new Set(%(pinned)s);
+const SCOPE = new URL("./", self.location.href);
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE)
+    .then((cache) => cache.addAll(FILES.map((f) => new Request(new URL(f, SCOPE), {cache: "no-cache"}))))
+    .then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((k) => k.startsWith(%(prefix_json)s) && k !== CACHE)
+                                    .map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+
+// The site-relative file a request names ("" and "dir/" are index.html), or null if not ours.
+function sitePath(url) {
+  if (url.origin !== SCOPE.origin || !url.pathname.startsWith(SCOPE.pathname)) return null;
+  let path = decodeURIComponent(url.pathname.slice(SCOPE.pathname.length));
+  if (path === "" || path.endsWith("/")) path += "index.html";
+  return path;
+}
+
+function cached(path) {
+  return caches.open(CACHE).then((cache) => cache.match(new URL(path, SCOPE).href, {ignoreSearch: true}));
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const path = sitePath(new URL(request.url));
+  if (path === null) return;
+  if (PINNED.has(path)) {
+    event.respondWith(cached(path).then((hit) => hit || fetch(request)));
+  } else {
+    event.respondWith(fetch(request).catch((err) => cached(path).then((hit) => {
+      if (hit) return hit;
+      throw err;
+    })));
+  }
+});
+"""
+
+# In every page's <head>: what buildtools.boot calls once the lab is live.
+REGISTER_SCRIPT = """<script>
+  // Added by build.py (buildtools/offline.py): cache this build for the next visit, offline too.
+  window.glOffline = function () {
+    if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+    navigator.serviceWorker.register("./%s").catch(function (err) {
+      console.warn("the lab works, but will not be kept for offline use: " + err);
+    });
+  };
+</script>""" % SW_NAME
+
+
+def is_pinned(rel: str) -> bool:
+    """Whether a site-relative path is an upstream copy whose path names its version."""
+    pyodide = f"pyodide/{pins.PYODIDE_VERSION}/"
+    if rel.startswith(pyodide):
+        name = rel[len(pyodide):]
+        return name in pins.PYODIDE_CORE_FILES or any(
+            name.startswith(f"{p}-") and name.endswith(".whl") and "wasm32" in name for p in pins.COMPILED_PACKAGES)
+    return (rel.startswith("panel-cdn/") and rel.split("/")[1][:1].isdigit()) or (
+        rel.startswith("bokeh/") and rel.endswith(".min.js")) or rel.startswith(f"katex/{pins.KATEX_VERSION}/")
+
+
+def site_files(site: Path) -> list[str]:
+    """Every file the site serves (site-relative, sorted), without precompressed copies and sw.js."""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
+                  if p.is_file() and p.suffix != ".gz" and p.name != SW_NAME)
+
+
+def build_id(site: Path, files: list[str]) -> str:
+    h = hashlib.sha256()
+    for rel in files:
+        h.update(rel.encode() + b"\0" + hashlib.sha256((site / rel).read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
+def write_service_worker(site: Path) -> dict:
+    """Write site/sw.js for what site/ holds now; returns {build, files, pinned}."""
+    files = site_files(site)
+    build = build_id(site, files)
+    pinned = [f for f in files if is_pinned(f)]
+    (site / SW_NAME).write_text(SW_JS % {
+        "build": build, "build_json": json.dumps(build), "prefix_json": json.dumps(CACHE_PREFIX),
+        "files": json.dumps(files, indent=0), "pinned": json.dumps(pinned, indent=0)}, encoding="utf-8")
+    return {"build": build, "files": len(files), "pinned": len(pinned),
+            "bytes": sum((site / f).stat().st_size for f in files)}
