@@ -6,9 +6,10 @@ Each URL is a served static site (`python build.py --serve --no-build --site DIR
 every run, in turn for each URL (interleaved, so that load on a shared machine falls on all
 alike), a fresh chromium profile (empty HTTP and code caches):
 
-- floor: a bare page on that site's origin whose Web Worker loads the site's own Pyodide
-  (`pyodide/<version>/`) and its numpy and runs one NumPy call; time from navigation start to
-  the worker's answer, and the worker's CPU-seconds;
+- floor: benchmarks/browser.py's measure_floor, a bare page on that site's origin whose Web Worker
+  loads the site's own Pyodide (`pyodide/<version>/`) and its numpy and runs one NumPy call; time
+  from navigation start to the worker's answer, and the worker's CPU-seconds (browser.py measures
+  the same floor once in its own run);
 - cold: benchmarks/browser.py's measure_load on `?chapter=1` (interactive = chapter 1's Step
   changes ch1.step), with the worker's phases and CPU-seconds.
 
@@ -18,7 +19,6 @@ every run. Nothing is asserted.
 """
 import argparse
 import json
-import re
 import statistics
 import sys
 import tempfile
@@ -29,54 +29,8 @@ sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))
 
 from browser import (  # noqa: E402
-    CHROMIUM, CHROMIUM_ARGS, INSTRUMENT_JS, chromium_cpu, cpu_delta, measure_load, wait_until,
+    INSTRUMENT_JS, fresh_context, guard, measure_floor, measure_load,
 )
-from buildtools import pins  # noqa: E402
-
-FLOOR_PATH = "__floor__.html"
-FLOOR_HTML = """<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body>
-<script>
-const base = new URL("./pyodide/%(version)s/", location.href).href;
-const src = `importScripts("${base}pyodide.js");
-(async () => {
-  const py = await loadPyodide({indexURL: "${base}"});
-  await py.loadPackage("numpy");
-  postMessage("ok " + py.runPython("import numpy; str(int(numpy.arange(10).sum()))"));
-})().catch((e) => postMessage("error " + e));`;
-const worker = new Worker(URL.createObjectURL(new Blob([src], {type: "text/javascript"})));
-worker.onmessage = (e) => { window.__floor = {msg: e.data, t: performance.now()}; };
-</script></body></html>"""
-
-
-def fresh_context(pw, profile):
-    return pw.chromium.launch_persistent_context(str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                                 viewport={"width": 1400, "height": 900})
-
-
-def guard(context, external):
-    def on_request(request):
-        host = re.sub(r"^[a-z]+://([^/:]+).*$", r"\1", request.url)
-        if request.url.startswith(("http://", "https://", "ws://", "wss://")) and host != "127.0.0.1":
-            external.append(request.url)
-    context.on("request", on_request)
-
-
-def measure_floor(pw, base_url, workdir, external, timeout=180):
-    profile = Path(tempfile.mkdtemp(prefix="floor-", dir=workdir))
-    context = fresh_context(pw, profile)
-    guard(context, external)
-    # only the bare page itself is served from here; Pyodide and numpy come from the site, uncached
-    context.route(f"{base_url}{FLOOR_PATH}", lambda route: route.fulfill(
-        status=200, content_type="text/html", body=FLOOR_HTML % {"version": pins.PYODIDE_VERSION}))
-    page = context.pages[0] if context.pages else context.new_page()
-    cpu0 = chromium_cpu(profile)
-    page.goto(base_url + FLOOR_PATH)
-    done = wait_until(lambda: page.evaluate("window.__floor || null"), timeout, what="the floor page's worker")
-    cpu = cpu_delta(cpu0, chromium_cpu(profile))
-    context.close()
-    if not done["msg"].startswith("ok"):
-        raise RuntimeError(f"floor page failed: {done['msg']}")
-    return {"floor_s": done["t"] / 1000, "worker_cpu_s": cpu["worker"], "all_cpu_s": cpu["all"]}
 
 
 def measure_cold(pw, base_url, workdir, external, console_errors):
