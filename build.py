@@ -156,7 +156,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for n in notes:
             print(f"[build]   {n}")
 
-    with stage("11/11 compress: a gzip copy of each text and wasm file, as a static host sends them"):
+    with stage("11/11 compress: a gzip copy of each text, wasm and stored wheel file, as a static host sends them"):
         count, before, after = precompress(new)
         print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
 

@@ -1,8 +1,9 @@
 """Precompressed copies of the site's files, written by the build and sent by `build.py --serve`
 the way a static host sends them (`Content-Encoding: gzip` to a browser that accepts it).
 
-Only files that shrink: text (HTML, JavaScript, JSON, CSS, SVG) and WebAssembly. Wheels and zips
-are compressed already. A copy is `name.gz` beside `name`, made deterministically (no timestamp in
+Only files that shrink: text (HTML, JavaScript, JSON, CSS, SVG), WebAssembly, and the wheels the
+build writes stored (their members uncompressed); the official wheels and zips are compressed
+already and are sent as they are. A copy is `name.gz` beside `name`, made deterministically (no timestamp in
 the gzip header), so the same build gives the same bytes.
 """
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-COMPRESSIBLE = (".html", ".js", ".mjs", ".json", ".css", ".svg", ".map", ".txt", ".wasm")
+COMPRESSIBLE = (".html", ".js", ".mjs", ".json", ".css", ".svg", ".map", ".txt", ".wasm",
+                ".whl")    # a wheel only if stored uncompressed (buildtools.bytecode): the rest do not shrink
 MIN_BYTES = 1024            # smaller files are not worth a second copy
 MAX_RATIO = 0.9             # a copy is kept only if at most this fraction of the original
 

@@ -159,6 +159,14 @@ def install_names(listed: str, lock_keys: set[str], installs: tuple[str, ...]) -
     return names
 
 
+STARTUP_CATCH = """
+startApplication().catch((e) => {
+  console.error(e)
+  self.postMessage({type: 'status', msg: `Python did not start: ${e}`})
+})
+"""
+
+
 def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
     js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
                   f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
@@ -176,7 +184,10 @@ def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pin
         "  });" + JSNULL_SHIM
     )
     js = sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
-    return sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")
+    js = sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")
+    # A failure before Panel's own try (loading Python or a package) would leave the page waiting
+    # forever: report it as a status, which the page names (buildtools.boot).
+    return sub_once(r"\nstartApplication\(\)\s*$", lambda m: STARTUP_CATCH, js, "startApplication()")
 
 
 def copy_bokeh_js(bundles: list[str], site: Path) -> None:

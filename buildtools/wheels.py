@@ -133,13 +133,14 @@ def record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def rewrite_wheel(src: Path, dest: Path, transform, compresslevel=None) -> None:
+def rewrite_wheel(src: Path, dest: Path, transform, compresslevel=None, compression=zipfile.ZIP_DEFLATED) -> None:
     """Write `dest`: wheel `src` with each member through `transform(item, data)` -> (name, data),
-    or None to leave it out, and a RECORD of what it then holds. Written atomically."""
+    or None to leave it out, and a RECORD of what it then holds. Written atomically; members
+    compressed with `compression` (ZIP_STORED: the whole wheel is compressed in transit)."""
     records, record_item = [], None
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_suffix(".tmp")
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED,
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", compression,
                                                       compresslevel=compresslevel) as zout:
         for item in zin.infolist():
             if item.filename.endswith(".dist-info/RECORD") and item.filename.count("/") == 1:
@@ -151,14 +152,14 @@ def rewrite_wheel(src: Path, dest: Path, transform, compresslevel=None) -> None:
             name, data = out
             info = zipfile.ZipInfo(name, date_time=item.date_time)
             info.external_attr = item.external_attr
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = compression
             zout.writestr(info, data)
             records.append(record_line(name, data))
         if record_item is None:
             raise ValueError(f"{src.name} has no RECORD")
         records.append(f"{record_item.filename},,")
         info = zipfile.ZipInfo(record_item.filename, date_time=record_item.date_time)
-        info.compress_type = zipfile.ZIP_DEFLATED
+        info.compress_type = compression
         zout.writestr(info, "\n".join(records) + "\n")
     tmp.replace(dest)
 

@@ -93,6 +93,25 @@ def is_local(url):
     return urlsplit(url).hostname == LOCAL_HOST
 
 
+# The lock of the static site's packages: while a test holds it (`hold`), Python cannot finish
+# starting, so the page stays in its pre-rendered state however fast this machine is.
+LOCK_URL = re.compile(r"/pyodide-lock\.json$")
+
+
+def hold(page, pattern=LOCK_URL):
+    """Route requests matching `pattern` into a list, unanswered until `release`."""
+    held = []
+    page.route(pattern, lambda route: held.append(route))
+    return held
+
+
+def release(page, held, pattern=LOCK_URL):
+    """Answer the held requests (and stop holding new ones)."""
+    for route in held:
+        route.continue_()
+    page.unroute(pattern)       # (and any request held since: unroute lets it through)
+
+
 class Guard:
     """Watches one browser context: every request (pages, dedicated and service workers,
     websockets), console errors of pages and workers, uncaught page errors. A request for any

@@ -13,7 +13,7 @@ from bokeh.document import Document
 
 from app import chapters
 from app.widgets import url_state
-from helpers import wait_until
+from helpers import hold, release, wait_until
 from tests.url_examples import changed_value, changed_viewer, chapters_with_controls, move, widget_of
 
 pytestmark = pytest.mark.ui
@@ -86,6 +86,7 @@ def test_an_embed_shows_the_widget_alone_with_hidden_controls_applied(pages, sit
                                    + viewer.url_query())
     lab = pages.new(site)
     lab.page.add_init_script(SEEN_SCRIPT)
+    held = hold(lab.page) if site.mode == "static" else None      # Python waits for the check
     lab.open_query(query, cid, ready=False)
     if site.mode == "static":         # while Python starts: the pre-rendered page hides them too
         want = {"gl-toc": False, "gl-title": False, "gl-prose": False, f"gl-ch{cid}-link": False,
@@ -94,6 +95,8 @@ def test_an_embed_shows_the_widget_alone_with_hidden_controls_applied(pages, sit
         prerendered = lab.page.evaluate(PRERENDERED_JS, list(want))
         assert lab.page.locator("body.pn-loading").count() == 1, "Python started before the check"
         assert prerendered == want
+        assert lab.page.locator("#gl-static").is_hidden()        # the static article, like the prose
+        release(lab.page, held)
     wait_until(lambda: lab.page.locator(".pn-loading").count() == 0 and lab.query() == query, page=lab.page,
                timeout=120, message="for the embed to start")
     values = viewer.values()

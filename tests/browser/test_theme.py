@@ -10,7 +10,7 @@ from pathlib import Path
 import panel as pn
 import pytest
 from bokeh.models import Plot
-from helpers import wait_until
+from helpers import hold, release, wait_until
 
 import content
 from app import chapters
@@ -146,6 +146,7 @@ def test_the_toggle_switches_wins_over_the_system_and_is_remembered(pages, site)
     wait_look(lab, DARK, "dark", "the toggle at dark on a light system")
     assert lab.page.evaluate("() => localStorage.getItem('gl-theme')") == "dark"
 
+    held = hold(lab.page) if site.mode == "static" else None    # Python waits for the check
     lab.page.reload(wait_until="domcontentloaded")
     if site.mode == "static":       # the pre-rendered page, while Python starts, is dark already
         first = lab.page.evaluate("""() => [document.documentElement.getAttribute("data-gl-theme"),
@@ -153,6 +154,7 @@ def test_the_toggle_switches_wins_over_the_system_and_is_remembered(pages, site)
         assert first == ["dark", rgb(DARK.page)], f"the reloaded page does not open dark: {first}"
         wait_look(lab, DARK, "dark", "the pre-rendered page")
         assert lab.page.locator("body.pn-loading").count() == 1, "Python started before the check"
+        release(lab.page, held)
     lab.wait_ready(FIGURE_CHAPTER)
     wait_until(lambda: lab.model_value("gl-theme-choice") == "dark", page=lab.page,
                message="for the toggle to show the stored choice")

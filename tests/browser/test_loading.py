@@ -1,0 +1,201 @@
+"""The static site while Python starts, and on a second visit (buildtools/boot.py, offline.py).
+
+- Prose first: before any large script has run, the page shows its chapter's title, prose and
+  typeset math as plain HTML; BokehJS and Panel's JS are fetched only after it.
+- Honest loading: until the worker has rendered, the pre-rendered controls say they are not
+  ready, a click or key on one is refused where the reader sees it (never applied later, never
+  lost silently), and an indicator names the phase; once live, the same controls work.
+- Second visit: a service worker keeps the build; with the server gone the lab still starts and
+  trains; after a rebuild the page runs the new build.
+
+Each test holds a request the page needs (a route) to keep the page in the state it checks, so
+that nothing depends on how fast this machine starts Python.
+"""
+import html
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import content
+from conftest import SITE, STATIC_PAGE, Server, Site, free_port
+from helpers import BOOT_TIMEOUT, LOCK_URL as LOCK, hold, release, wait_until
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from buildtools.offline import write_service_worker  # noqa: E402
+
+LARGE_SCRIPT = re.compile(r"/(bokeh/[^/]+\.js|panel-cdn/.*/panel\.min\.js)$")
+
+
+@pytest.fixture(scope="module")
+def static_site(static_server):
+    return Site("static", f"http://127.0.0.1:{static_server.port}/{STATIC_PAGE}", static_server.log_path)
+
+
+def paragraphs(chapter):
+    """The text of the chapter's first paragraph without its math, as content renders it."""
+    prose = content.render_html(chapter)
+    first = re.search(r"<p>(.*?)</p>", prose, re.S).group(1)
+    text = re.sub(r'<span class="gl-math".*?</span>', " ", first, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
+
+
+def test_prose_shows_before_any_large_script_and_controls_refuse_until_ready(pages, static_site):
+    lab = pages.new(static_site)
+    page = lab.page
+    scripts = hold(page, LARGE_SCRIPT)
+    lock = hold(page, LOCK)                 # Python cannot finish starting while this is held
+    page.goto(static_site.base + "?chapter=1", wait_until="domcontentloaded", timeout=BOOT_TIMEOUT * 1000)
+
+    # the chapter, as plain HTML, with BokehJS not even fetched
+    article = page.locator("#gl-static")
+    article.wait_for(state="visible")
+    assert page.evaluate("() => window.Bokeh === undefined")
+    assert article.locator("h1").text_content() == content.heading("1")
+    shown = page.evaluate("""() => {
+        const p = document.querySelector('#gl-static p').cloneNode(true);
+        p.querySelectorAll('.gl-math').forEach((m) => m.replaceWith(' '));
+        return p.textContent.split(/\\s+/).filter(Boolean).join(' ');
+    }""")
+    assert shown == paragraphs("1") and len(shown) > 40
+    maths = article.locator(".gl-math")
+    assert maths.count() == content.render_html("1").count('class="gl-math"') > 0
+    assert article.locator(".gl-math .katex").count() == maths.count()
+    assert article.locator(".katex-display").count() > 0
+    box = article.locator(".katex").first.bounding_box()
+    assert box and box["height"] > 5
+    fetched = page.evaluate("""() => performance.getEntriesByType('resource')
+        .filter((e) => e.initiatorType === 'script').map((e) => [e.name, e.encodedBodySize])""")
+    assert all(size < 100_000 for _, size in fetched), f"large scripts fetched before the prose: {fetched}"
+    boot = page.locator("#gl-boot")
+    assert boot.get_attribute("role") == "status"
+    assert "Starting the lab" in boot.text_content() and "Loading Python" in boot.text_content()
+
+    # BokehJS in: the pre-rendered view replaces the article, its controls say not ready
+    release(page, scripts, LARGE_SCRIPT)
+    wait_until(lambda: page.locator("#gl-static").count() == 0, page=page, message="the pre-rendered view")
+    assert page.locator("body.pn-loading").count() == 1
+    step = page.locator(".gl-ch1-step button").first
+    wait_until(lambda: step.get_attribute("aria-disabled") == "true", page=page)
+    before = lab.text("ch1.step")
+    assert page.evaluate("() => getComputedStyle(document.body).overflow") != "hidden"   # prose scrolls
+    step.click(force=True)
+    assert "Not ready yet: that click was not applied" in boot.text_content()
+    field = page.locator(".gl-ch1-text input").first
+    typed_before = field.input_value()
+    field.focus()
+    page.keyboard.type("ab")
+    assert field.input_value() == typed_before
+    assert "that key was not applied" in boot.text_content()
+    assert "Loading Python" in boot.text_content()          # the phase it is in, named
+
+    # Python up: the refused click was not applied later; the same control now works
+    release(page, lock)
+    lab.wait_ready("1")
+    wait_until(lambda: "The lab is ready" in boot.text_content() or boot.is_hidden(), page=page)
+    assert lab.text("ch1.step") == before
+    assert page.locator(".gl-ch1-step button").first.get_attribute("aria-disabled") is None
+    lab.click("gl-ch1-step")
+    lab.wait_text("ch1.step", lambda t: t != before, what="Step to apply once the lab is live")
+    wait_until(lambda: boot.is_hidden(), page=page, message="the indicator to hide")
+
+
+def test_a_widget_embed_never_shows_the_article(pages, static_site):
+    lab = pages.new(static_site)
+    page = lab.page
+    scripts = hold(page, LARGE_SCRIPT)
+    page.goto(static_site.base + "?chapter=4&embed=widget", wait_until="domcontentloaded")
+    page.locator("#gl-boot").wait_for(state="visible")
+    assert page.locator("#gl-static").count() == 1 and page.locator("#gl-static").is_hidden()
+    release(page, scripts, LARGE_SCRIPT)
+    lab.wait_ready("4")
+
+
+def test_a_worker_that_fails_is_named_not_left_spinning(pages, static_site):
+    lab = pages.new(static_site)
+    page = lab.page
+    page.route(LOCK, lambda route: route.fulfill(status=200, body="{ not json"))
+    page.goto(static_site.base + "?chapter=2", wait_until="domcontentloaded")
+    boot = page.locator("#gl-boot")
+    wait_until(lambda: "could not start" in boot.text_content(), timeout=BOOT_TIMEOUT, page=page,
+               message="the indicator to say the lab could not start")
+    assert boot.is_visible() and page.locator("body.pn-loading").count() == 1
+    lab.guard.forget_errors()
+
+
+# ---------------------------------------------------------------- second visits
+@pytest.fixture
+def copied_site(tmp_path):
+    """A copy of the built site served on its own port: a test may stop it or rebuild it."""
+    root = tmp_path / "site"
+    shutil.copytree(SITE, root)
+    port = free_port()
+
+    def start():
+        server = Server("build.py --serve (copy)", [sys.executable, "build.py", "--serve", "--no-build",
+                        "--site", str(root), "--port", str(port)], port, f"/{STATIC_PAGE}",
+                        tmp_path / f"serve-{len(servers)}.log")
+        server.wait()
+        servers.append(server)
+        return server
+
+    servers = []
+    start()
+    yield root, port, start, servers
+    for s in servers:
+        s.stop()
+
+
+def cache_names(page):
+    return page.evaluate("() => caches.keys()")
+
+
+def build_of(root):
+    return re.search(r'const BUILD = "(\w+)";', (root / "sw.js").read_text()).group(1)
+
+
+def test_second_visit_offline_and_a_rebuild_is_what_runs(pages, copied_site):
+    root, port, start, servers = copied_site
+    site = Site("static", f"http://127.0.0.1:{port}/{STATIC_PAGE}", servers[0].log_path)
+    lab = pages.new(site, service_workers="allow")
+    page = lab.page
+    said = []
+    page.on("worker", lambda w: w.on("console", lambda m: said.append(m.text)))
+    lab.open("1")
+    first = build_of(root)
+    # once live, the page hands the build to a service worker, which caches it whole
+    wait_until(lambda: page.evaluate("() => navigator.serviceWorker.controller !== null"
+                                     " || navigator.serviceWorker.ready.then(() => true)"), page=page)
+    wait_until(lambda: cache_names(page) == [f"gleam-{first}"], timeout=120, page=page,
+               message="the service worker to cache the build")
+    files = json.loads(re.search(r"const FILES = (\[.*?\]);", (root / "sw.js").read_text(), re.S).group(1))
+    wait_until(lambda: page.evaluate("(n) => caches.open(n).then((c) => c.keys()).then((k) => k.length)",
+                                     f"gleam-{first}") == len(files), timeout=120, page=page)
+
+    # the network gone: the lab starts from the cache and trains
+    servers[0].stop()
+    lab.open("1")
+    before = lab.text("ch1.step")
+    lab.click("gl-ch1-step")
+    lab.wait_text("ch1.step", lambda t: t != before, what="Step offline")
+
+    # a rebuild (a changed page and worker, a new sw.js as build.py writes it): the page runs it
+    page_file = root / "chapter-1.html"
+    page_file.write_text(page_file.read_text().replace("<title>", "<title>Rebuilt: ", 1))
+    worker = root / "main.js"
+    worker.write_text('console.log("gleam rebuilt worker");\n' + worker.read_text())
+    write_service_worker(root)
+    for name in ("chapter-1.html", "main.js", "sw.js"):   # (the build compresses them anew)
+        (root / f"{name}.gz").unlink(missing_ok=True)
+    assert build_of(root) != first
+    start()
+    lab.guard.forget_errors()
+    lab.open("1")
+    assert page.title().startswith("Rebuilt: ")
+    assert "gleam rebuilt worker" in said
+    wait_until(lambda: cache_names(page) == [f"gleam-{build_of(root)}"], timeout=120, page=page,
+               message="the new build's cache to replace the old one")
+    lab.guard.forget_errors()   # requests refused while the server was down
