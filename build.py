@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import content
+from content.render import TYPESET_FILE
 from buildtools import pins
 from buildtools.convert import PYODIDE_DIR, convert
 from buildtools.fetch import (
@@ -110,11 +111,23 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for spec, sha in pins.SDIST_WHEELS.items():
             pure.append(build_sdist_wheel(spec, sha, cache))
 
-    with stage(f"4/11 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content)"):
-        project = build_project_wheel(REPO, cache / "project")
+    with stage(f"4/11 static prose: each chapter's title, prose and math as HTML (KaTeX {pins.KATEX_VERSION})"):
+        katex = fetch_katex(cache)
+        prose = static_prose.prose(chapters, katex)
+        articles = static_prose.articles(chapters, katex, prose)
+        css = copy_assets(katex, new)
+        typeset = json.dumps({"css": css[0], "chapters": prose}, sort_keys=True)
+        (cache / "typeset.json").write_text(typeset, encoding="utf-8")
+        head = (f'<link rel="stylesheet" href="./{css[0]}" type="text/css" />\n'
+                f"<style>{static_prose.STATIC_CSS}</style>\n{REGISTER_SCRIPT}\n")
+        print(f"[build]   {len(articles)} articles, {sum(map(len, articles.values())) / 1e3:.0f} kB of HTML; "
+              f"{len(css)} KaTeX files")
+
+    with stage(f"5/11 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content + the typeset prose)"):
+        project = build_project_wheel(REPO, cache / "project", {f"content/{TYPESET_FILE}": typeset})
         pure.append(project)
 
-    with stage("5/11 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
+    with stage("6/11 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
         pure, summary = compile_wheels(pure, core, cache)
         for whl in pure:
             shutil.copy2(whl, pyo / whl.name)
@@ -122,7 +135,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
               f"compiled now, {summary['cached']} from the cache); kept as source: "
               + (", ".join(summary["kept"]) or "none"))
 
-    with stage("6/11 pyodide-lock.json for exactly the shipped packages"):
+    with stage("7/11 pyodide-lock.json for exactly the shipped packages"):
         infos = [read_wheel(pyo / w.name) for w in pure]
         lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos)
         (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
@@ -132,17 +145,8 @@ def build(app: Path, site: Path, cache: Path) -> None:
             raise BuildError(f"lock entries nothing installs: {unused}")
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
-    with stage(f"7/11 static prose: each chapter's title, prose and math as HTML (KaTeX {pins.KATEX_VERSION})"):
-        katex = fetch_katex(cache)
-        articles = static_prose.articles(chapters, katex)
-        css = copy_assets(katex, new)
-        head = (f'<link rel="stylesheet" href="./{css[0]}" type="text/css" />\n'
-                f"<style>{static_prose.STATIC_CSS}</style>\n{REGISTER_SCRIPT}\n")
-        print(f"[build]   {len(articles)} articles, {sum(map(len, articles.values())) / 1e3:.0f} kB of HTML; "
-              f"{len(css)} KaTeX files")
-
     with stage(f"8/11 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
-        result = convert(app, REPO, new, set(lock["packages"]), chapters, articles, head)
+        result = convert(app, REPO, new, set(lock["packages"]), chapters, articles, head, cache / "typeset.json")
         print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
               f"one worker {result['worker']}")
 

@@ -15,8 +15,11 @@ except ImportError:  # a plain checkout: the repo root holds the packages app, c
 
 import panel as pn
 
-# MathJax must be named here: Panel only looks at top-level roots when deciding to load it.
-pn.extension("mathjax", sizing_mode="stretch_width")
+import content
+
+# MathJax must be named here: Panel only looks at top-level roots when deciding to load it. The
+# static site's prose is typeset when it is built (content.typeset): it needs no MathJax at all.
+pn.extension(*([] if content.typeset() else ["mathjax"]), sizing_mode="stretch_width")
 
 from app.lab import Lab  # noqa: E402
 

@@ -35,8 +35,8 @@ BOKEH_DIR = "bokeh"
 BOKEH_CDN_RE = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-(\d+\.\d+\.\d+)\.min\.js")
 
 
-def convert_pages(app: Path, repo: Path, out: Path, chapters: list[str] | None = None
-                  ) -> tuple[dict[str | None, str], str, str]:
+def convert_pages(app: Path, repo: Path, out: Path, chapters: list[str] | None = None,
+                  env_extra: dict[str, str] | None = None) -> tuple[dict[str | None, str], str, str]:
     """Convert `app` as `panel convert APP --to pyodide-worker --requirements <project>` does,
     once per chapter (GLEAM_CHAPTER set), in one Python process.
 
@@ -46,6 +46,8 @@ def convert_pages(app: Path, repo: Path, out: Path, chapters: list[str] | None =
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PANEL_CDN_ROOT=PANEL_CDN_ROOT)
     env.pop("GLEAM_CHAPTER", None)
+    env.pop("GLEAM_TYPESET", None)
+    env.update(env_extra or {})
     here = str(Path(__file__).resolve().parents[1])  # so that `-m buildtools.panel_pages` imports
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([str(repo), here] + [p for p in [env.get("PYTHONPATH")] if p]))
     keys = list(chapters) if chapters else [None]
@@ -76,8 +78,9 @@ def run_panel_convert(app: Path, repo: Path, out: Path) -> tuple[str, str, str]:
 def rewrite_html(html: str) -> tuple[str, list[str]]:
     """BokehJS URLs -> ./bokeh/...; returns (html, bokeh bundle file names the page loads).
 
-    BokehJS falls back to fetching MathJax from jsDelivr when its MathJax bundle is not
-    on the page, so the bundle is always added (after the other Bokeh bundles).
+    The static site's prose is typeset when it is built (content.typeset), so no page needs
+    BokehJS's MathJax bundle (1.8 MB); verify.check_documents refuses a document in which a
+    model would ask for it (BokehJS would fetch MathJax from a CDN instead). Nor its WebGL one.
     """
     bundles = []
 
@@ -89,17 +92,13 @@ def rewrite_html(html: str) -> tuple[str, list[str]]:
     html = BOKEH_CDN_RE.sub(local, html)
     if not bundles:
         raise BuildError("the converted page loads no BokehJS from cdn.bokeh.org: Panel's template changed?")
-    version = bundles[0].rsplit("-", 1)[1][: -len(".min.js")]
-    mathjax = f"bokeh-mathjax-{version}.min.js"
-    if mathjax not in bundles:
-        last = f"./{BOKEH_DIR}/{bundles[-1]}"
-        tag = re.search(r'<script[^>]*src="' + re.escape(last) + r'"[^>]*></script>', html)
-        if tag is None:
-            raise BuildError("cannot find the last BokehJS <script> tag to add the MathJax bundle after")
-        html = (html[: tag.end()] + f'\n<script type="text/javascript" src="./{BOKEH_DIR}/{mathjax}"></script>'
-                + html[tag.end():])
-        bundles.append(mathjax)
-    return html, bundles
+    # BokehJS's WebGL bundle draws only plots with output_backend="webgl": the lab has none
+    # (verify.check_documents refuses one), so the page does not load it.
+    gl = [b for b in bundles if b.startswith("bokeh-gl-")]
+    for name in gl:
+        html = sub_once(r'<script type="text/javascript" src="\./' + BOKEH_DIR + "/" + re.escape(name)
+                        + r'"></script>\n?', "", html, f"the {name} <script>")
+    return html, [b for b in bundles if b not in gl]
 
 
 JSNULL_SHIM = '''
@@ -312,12 +311,14 @@ def _head(html: str) -> str:
 
 
 def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: list[str] | None = None,
-            articles: dict[str, str] | None = None, head: str = "") -> dict:
+            articles: dict[str, str] | None = None, head: str = "", typeset: Path | None = None) -> dict:
     """Write the entry pages (index.html, and chapter-<id>.html per chapter), the worker, and
     the JS/CSS they load; `articles` (chapter -> HTML) is what each page shows before any large
-    script runs, styled by `head` (buildtools.boot). Returns what was written."""
+    script runs, styled by `head` (buildtools.boot); `typeset` is content/typeset.json as the site's
+    wheel ships it, for the pre-rendered prose to be the same. Returns what was written."""
     with tempfile.TemporaryDirectory() as tmp:
-        raw, js, name = convert_pages(app, repo, Path(tmp), chapters)
+        raw, js, name = convert_pages(app, repo, Path(tmp), chapters,
+                                      {"GLEAM_TYPESET": str(typeset)} if typeset else None)
     rewritten = {chapter: rewrite_html(html) for chapter, html in raw.items()}
     # In-page navigation needs every chapter's JS/CSS on every page: the heads must agree.
     if len({(_head(html), tuple(b)) for html, b in rewritten.values()}) != 1:

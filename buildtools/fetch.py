@@ -193,8 +193,10 @@ def _setuptools_ok() -> bool:
 PROJECT_SOURCES = ("pyproject.toml", "gleam", "app", "content")
 
 
-def build_project_wheel(repo: Path, dest: Path) -> Path:
-    """`pip wheel --no-deps .` on a copy of the project, so the repo gets no build/ folder.
+def build_project_wheel(repo: Path, dest: Path, extra: dict[str, str] | None = None) -> Path:
+    """`pip wheel --no-deps .` on a copy of the project, so the repo gets no build/ folder;
+    `extra` (relative path -> text) is written into the copy first (what the build generates,
+    such as content/typeset.json).
 
     SOURCE_DATE_EPOCH makes the wheel byte-stable while the sources are unchanged.
     """
@@ -210,6 +212,8 @@ def build_project_wheel(repo: Path, dest: Path) -> Path:
                 shutil.copytree(p, src / item, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             elif p.exists():
                 shutil.copy2(p, src / item)
+        for rel, text in (extra or {}).items():
+            (src / rel).write_text(text, encoding="utf-8")
         # The venv's own setuptools keeps rebuilds offline; an isolated build would ask PyPI.
         isolation = ["--no-build-isolation"] if _setuptools_ok() else []
         run(pip_cmd() + ["wheel", "--no-deps", *isolation, "-q", "-w", str(dest), str(src)],

@@ -11,6 +11,7 @@ no directory is ever listed, and the server names no software or version.
 """
 from __future__ import annotations
 
+import email.utils
 import os
 import re
 import sys
@@ -83,14 +84,32 @@ class SiteHandler(SimpleHTTPRequestHandler):
         packed = path + ".gz"
         if not (accepts and os.path.isfile(path) and os.path.isfile(packed)):
             return super().send_head()
+        # Dated by the file itself (the build keeps an unchanged file's time), so that a browser
+        # or a service worker revalidating it gets a 304, as for any other file.
+        mtime = int(os.stat(path).st_mtime)
+        if self._not_modified_since(mtime):
+            self.send_response(304)
+            self.send_header("Last-Modified", self.date_time_string(mtime))
+            self.end_headers()
+            return None
         f = open(packed, "rb")
         size = os.fstat(f.fileno()).st_size
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(path))
         self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(size))
+        self.send_header("Last-Modified", self.date_time_string(mtime))
         self.end_headers()
         return f
+
+    def _not_modified_since(self, mtime: int) -> bool:
+        since = self.headers.get("If-Modified-Since")
+        if not since or "If-None-Match" in self.headers:
+            return False
+        try:
+            return mtime <= email.utils.parsedate_to_datetime(since).timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return False
 
     def log_message(self, format, *args):  # quieter: only errors
         if len(args) >= 2 and str(args[1]).startswith(("4", "5")):

@@ -100,13 +100,24 @@ def wrap(chapter_id: str, heading: str, prose: str) -> str:
             f'<h1 id="{title_id}">{html.escape(heading)}</h1>\n{prose}</article>\n')
 
 
-def articles(chapter_ids, katex_dir: Path) -> dict[str, str]:
-    """chapter id -> its static article (see the module's docstring), all typeset in one node run."""
+def prose(chapter_ids, katex_dir: Path) -> dict[str, str]:
+    """chapter id -> content.render_html with its math typeset (no TeX left), one node run for all."""
+    import content
+
+    out = typeset({cid: content.render_html(cid) for cid in chapter_ids}, katex_dir)
+    for cid, text in out.items():
+        check(cid, text)
+    return out
+
+
+def articles(chapter_ids, katex_dir: Path, typeset_prose: dict[str, str] | None = None) -> dict[str, str]:
+    """chapter id -> its static article (see the module's docstring), all typeset in one node run
+    (or made from `typeset_prose`, what `prose` returned)."""
     import content
 
     ids = list(chapter_ids)
-    prose = typeset({cid: content.render_html(cid) for cid in ids}, katex_dir)
-    out = {cid: wrap(cid, content.heading(cid), prose[cid]) for cid in ids}
+    prose_of = typeset_prose if typeset_prose is not None else prose(ids, katex_dir)
+    out = {cid: wrap(cid, content.heading(cid), prose_of[cid]) for cid in ids}
     for cid, text in out.items():
         check(cid, text)
     return out

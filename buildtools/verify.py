@@ -49,8 +49,8 @@ class Allowed:
 # scoped to one file and one URL prefix; any other external URL fails the build.
 ALLOWED = (
     Allowed("bokeh/bokeh-3.*.min.js", "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js",
-            "BokehJS's CDN MathJax provider: used only when the bokeh-mathjax bundle is absent; "
-            "the build always puts that bundle on the page."),
+            "BokehJS's CDN MathJax provider: used only for a model that asks for TeX; the prose is "
+            "typeset when the site is built and check_documents refuses any model with TeX left."),
     Allowed("bokeh/bokeh-3.*.min.js", "https://maps.googleapis.com/maps/api/js",
             "GMapPlot's loader; needs a Google API key and the lab has no GMapPlot "
             "(check_documents refuses one in the page's document)."),
@@ -128,14 +128,51 @@ def check_local_refs(site: Path, worker: str) -> list[str]:
     return problems
 
 
+TEX_RE = re.compile(r"\$\$|\\\(|\\\[")
+DOC_JSON_RE = re.compile(r'<script type="application/json"[^>]*>(.*?)</script>', re.S)
+
+
+def tex_models(docs) -> list[str]:
+    """Models of a Bokeh document (JSON) that need a bundle the site leaves out: MathJax for a
+    string attribute with TeX delimiters in a model that does not say disable_math, WebGL for a
+    plot drawn with it."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            attrs = node.get("attributes")
+            if node.get("type") == "object" and isinstance(attrs, dict) and attrs.get("disable_math") is not True:
+                for key, value in attrs.items():
+                    if isinstance(value, str) and TEX_RE.search(value):
+                        found.append(f"{node.get('name')}.{key}: {value[:60]!r}")
+            if isinstance(attrs, dict) and attrs.get("output_backend") == "webgl":
+                found.append(f"{node.get('name')}.output_backend: 'webgl' (the site ships no bokeh-gl)")
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(docs)
+    return found
+
+
 def check_documents(site: Path) -> list[str]:
-    """Refuse Bokeh models in the pre-rendered documents that fetch from third parties."""
+    """Refuse Bokeh models in the pre-rendered documents that fetch from third parties, and any
+    that would need MathJax (the site ships none: its prose is typeset when it is built)."""
     problems = []
     for page in entry_pages(site):
         html = page.read_text(encoding="utf-8")
         for model, why in EXTERNAL_MODELS.items():
             if re.search(rf'"name"\s*:\s*"{model}"', html):
                 problems.append(f"{page.name}'s document has a {model}: {why}")
+        for block in DOC_JSON_RE.findall(html):
+            try:
+                docs = json.loads(block)
+            except ValueError:
+                continue
+            problems += [f"{page.name}'s document needs a BokehJS bundle the site does not ship: {m}"
+                         for m in tex_models(docs)]
     return problems
 
 

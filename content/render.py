@@ -6,6 +6,7 @@ plain lists, dicts and floats) and `{{ e.states[0][0] | f4 }}` prints one entry 
 formatters of content.formatting. The context holds data only — no module, nothing callable —
 so a template can pick numbers but not compute them; an unknown name fails loudly.
 """
+import functools
 import html
 import re
 
@@ -78,3 +79,35 @@ def math_label(tex):
 def render_html(chapter_id):
     """The chapter's prose as HTML (math left for MathJax)."""
     return markdown_to_html(render(chapter_id))
+
+
+# The static site's prose, typeset when the site is built (buildtools.static_prose: KaTeX HTML,
+# no TeX left for MathJax): {"css": KaTeX's stylesheet (site-relative), "chapters": {id: HTML}},
+# shipped as content/typeset.json in the site's wheel, or named by GLEAM_TYPESET while the build
+# pre-renders its pages. There is none under `panel serve`: MathJax typesets the prose there.
+TYPESET_FILE = "typeset.json"
+
+
+def typeset():
+    """The typeset prose as described above, or None."""
+    import os
+    return _typeset(os.environ.get("GLEAM_TYPESET") or None)
+
+
+@functools.lru_cache(maxsize=4)
+def _typeset(path):
+    import importlib.resources
+    import json
+    try:
+        if path:
+            with open(path, encoding="utf-8") as f:
+                return json.load(f)
+        return json.loads(importlib.resources.files("content").joinpath(TYPESET_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def typeset_html(chapter_id):
+    """The chapter's prose with its math typeset at build time, or None where there is none."""
+    data = typeset()
+    return None if data is None else data["chapters"].get(str(chapter_id))

@@ -16,6 +16,7 @@ import shutil
 import sys
 import types
 import zipfile
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -337,11 +338,27 @@ def test_the_url_query_and_the_chapter_stay_in_sync(no_location_hints):
         assert lab.message == "Not applied from the link: chapter=nope (no such chapter)."
 
 
-def test_mathjax_bundle_is_added_when_the_page_lacks_it():
-    html = '<script type="text/javascript" src="https://cdn.bokeh.org/bokeh/release/bokeh-3.9.2.min.js"></script>'
+def test_pages_load_no_mathjax_or_webgl_bundle_the_lab_does_not_need():
+    cdn = "https://cdn.bokeh.org/bokeh/release/"
+    html = "".join(f'<script type="text/javascript" src="{cdn}{b}-3.9.2.min.js"></script>\n'
+                   for b in ("bokeh", "bokeh-gl", "bokeh-widgets"))
     out, bundles = rewrite_html(html)
-    assert bundles == ["bokeh-3.9.2.min.js", "bokeh-mathjax-3.9.2.min.js"]
-    assert out.count("<script") == 2 and "https://" not in out
+    assert bundles == ["bokeh-3.9.2.min.js", "bokeh-widgets-3.9.2.min.js"]   # no MathJax added, no WebGL
+    assert out.count("<script") == 2 and "https://" not in out and "bokeh-gl" not in out
+
+
+def test_a_document_that_would_need_mathjax_or_webgl_is_refused(tmp_path):
+    doc = {"roots": [{"type": "object", "name": "HTML", "id": "p1",
+                      "attributes": {"text": "a formula $$x^2$$", "disable_math": False}}]}
+    page = tmp_path / "index.html"
+    page.write_text(f'<script type="application/json" id="p2">{json.dumps(doc)}</script>')
+    assert any("x^2" in p for p in check_documents(tmp_path))
+    doc["roots"][0]["attributes"]["disable_math"] = True             # typeset already: fine
+    page.write_text(f'<script type="application/json" id="p2">{json.dumps(doc)}</script>')
+    assert check_documents(tmp_path) == []
+    doc["roots"].append({"type": "object", "name": "Figure", "id": "p3", "attributes": {"output_backend": "webgl"}})
+    page.write_text(f'<script type="application/json" id="p2">{json.dumps(doc)}</script>')
+    assert any("webgl" in p for p in check_documents(tmp_path))
 
 
 @pytest.mark.parametrize("text", [
@@ -439,18 +456,23 @@ def test_built_site_has_no_external_fetch():
 @built
 def test_built_site_has_a_page_per_chapter_prerendering_its_prose():
     import content
-    from app.widgets.page import prose_pane, title_pane
+    from app.widgets.page import title_pane
     ids = content.chapter_ids()
     pages = {cid: (SITE / page_name(cid)).read_text(encoding="utf-8") for cid in ids}
     assert (SITE / "index.html").read_text(encoding="utf-8") == pages["0"]
     assert sorted(p.name for p in SITE.glob("*.js")) == ["main.js", "sw.js"]
+    # the prose as the site's wheel ships it, typeset when the site was built
+    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_NAME}-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        typeset = json.loads(z.read("content/typeset.json"))
+    assert set(typeset["chapters"]) == set(ids) and (SITE / typeset["css"]).is_file()
     for cid, page in pages.items():
         models = doc_models(embedded_document(page))
         texts = [htmllib.unescape(a["text"]) for _, a in models if isinstance(a.get("text"), str)]
         h1 = [t for t in texts if t.startswith("<h1>")]
         assert h1 == [title_pane(cid).object], cid
         prose = [htmllib.unescape(a["text"]) for _, a in models if "gl-prose" in (a.get("css_classes") or [])]
-        assert prose == [prose_pane(cid).object], cid
+        assert prose == [f'<div class="gl-prose-body">{typeset["chapters"][cid]}</div>'], cid
         assert WORKER_LINE.findall(page) == ["main"], cid
         assert f"var page = {json.dumps(cid)}, ids = {json.dumps(ids)};" in page
 
@@ -517,11 +539,45 @@ def _wanted(item):
     return value, tol
 
 
+class _ProseText(HTMLParser):
+    """Text of prose HTML in which each formula counts as its TeX: the `.gl-math` span's label
+    (what the reader's screen reader says), not KaTeX's glyph-by-glyph spans."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts, self.depth = [], 0       # depth > 0: inside a typeset formula
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if self.depth:
+            self.depth += tag not in VOID
+        elif tag == "span" and "gl-math" in (attrs.get("class") or "").split():
+            self.parts.append(" " + attrs.get("aria-label", "") + " ")
+            self.depth = 1
+        else:
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+        else:
+            self.parts.append(" ")
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.parts.append(data)
+
+
+VOID = {"br", "img", "hr", "wbr", "input", "meta", "link"}
+
+
 def _prose_text(page):
     models = doc_models(embedded_document(page))
     prose = [htmllib.unescape(a["text"]) for _, a in models if "gl-prose" in (a.get("css_classes") or [])]
     assert len(prose) == 1
-    return htmllib.unescape(re.sub(r"<[^>]+>", " ", prose[0]))
+    parser = _ProseText()
+    parser.feed(prose[0])
+    return "".join(parser.parts)
 
 
 @built
@@ -542,10 +598,13 @@ def test_built_pages_show_every_syllabus_number_from_a_placeholder(cid):
 
 # ---------------------------------------------------------------- precompressed files, as a host sends them
 
-def _get(server, path, encoding=None):
+def _get(server, path, encoding=None, since=None):
     import http.client
     conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
-    conn.request("GET", path, headers={"Accept-Encoding": encoding} if encoding else {})
+    headers = {"Accept-Encoding": encoding} if encoding else {}
+    if since:
+        headers["If-Modified-Since"] = since
+    conn.request("GET", path, headers=headers)
     response = conn.getresponse()
     out = response.status, dict(response.getheaders()), response.read()
     conn.close()
@@ -586,6 +645,20 @@ def test_a_precompressed_file_is_sent_compressed_only_to_who_accepts_it(small_si
     assert headers["Content-Type"].startswith("text/html")
     status, headers, body = _get(server, "/sub/tiny.js", "gzip")             # no copy: as it is
     assert "Content-Encoding" not in headers and body == b"1;"
+
+
+def test_an_unchanged_file_revalidates_to_a_304_compressed_or_not(small_site):
+    """A service worker filling its cache (buildtools.offline) revalidates every file: what the
+    browser holds already must cost a 304, not the file again."""
+    root, server, page = small_site
+    for path, encoding in (("/sub/app.js", "gzip"), ("/sub/tiny.js", "gzip"), ("/sub/app.js", None)):
+        status, headers, _ = _get(server, path, encoding)
+        assert status == 200 and headers["Last-Modified"], path
+        status, _, body = _get(server, path, encoding, since=headers["Last-Modified"])
+        assert status == 304 and body == b"", (path, encoding)
+    os.utime(root / "sub" / "app.js", (2e9, 2e9))                        # changed since: sent again
+    status, headers, body = _get(server, "/sub/app.js", "gzip", since="Thu, 01 Jan 2026 00:00:00 GMT")
+    assert status == 200 and headers["Content-Encoding"] == "gzip" and body
 
 
 def test_the_server_lists_no_directory_and_names_no_version(small_site):

@@ -78,6 +78,11 @@ def title_pane(chapter_id):
 
 def prose_pane(chapter_id, **kwargs):
     """The chapter's rendered prose (numbers filled from gleam) in a pane of class gl-prose."""
+    typeset = content.typeset_html(chapter_id)     # the static site: math typeset when it was built
+    if typeset is not None:
+        return pn.pane.HTML(f'<div class="gl-prose-body">{typeset}</div>', css_classes=["gl-prose"],
+                            disable_math=True, stylesheets=[PROSE_CSS, "./" + content.typeset()["css"]],
+                            sizing_mode="stretch_width", **kwargs)
     body = content.render_html(chapter_id)
     return pn.pane.HTML(f'<div class="gl-prose-body">{body}</div>', css_classes=["gl-prose"],
                         disable_math=False, stylesheets=[PROSE_CSS], sizing_mode="stretch_width",

@@ -419,7 +419,7 @@ class Lab:
             ".map(d => d.innerText).join('\\n')")
 
     def prose_text(self):
-        """Visible text of the chapter's prose (MathJax SVG contributes none)."""
+        """Visible text of the chapter's prose (MathJax SVG contributes none, KaTeX its symbols)."""
         return self.pane_text("gl-prose")
 
     def shows_chapter(self, chapter):
@@ -431,4 +431,6 @@ class Lab:
         return self.page.evaluate(_ALL_TEXT_JS)
 
     def math_count(self):
-        return self.page.locator(".gl-prose mjx-container").count()
+        """Typeset formulas in the prose: MathJax's (panel serve) or KaTeX's (the static site,
+        typeset when it was built)."""
+        return self.page.locator(".gl-prose mjx-container, .gl-prose .gl-math .katex").count()

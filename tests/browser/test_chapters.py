@@ -1,4 +1,5 @@
-"""Every chapter loads in both modes (served and static): prose shown, math rendered by MathJax,
+"""Every chapter loads in both modes (served and static): prose shown, math typeset (by MathJax
+under panel serve, by KaTeX when the static site is built),
 nothing fetched from anywhere but 127.0.0.1, no console error; a deep link opens its chapter;
 and moving between chapters inside one page swaps the content without starting Python again."""
 import re
@@ -42,9 +43,13 @@ def test_chapter_loads(shared_lab, chapter):
     assert "{{" not in text and "{%" not in text, f"chapter {chapter}: an unfilled placeholder"
     assert lab.page.locator(".gl-nav").count() == len(CHAPTER_IDS)
     if has_math(chapter):
-        # BokehJS's MathJax typesets $$...$$ into <mjx-container> (SVG) inside the pane
+        # BokehJS's MathJax typesets $$...$$ into <mjx-container> (SVG) inside the pane; the
+        # static site's prose comes typeset by KaTeX, with no MathJax on the page at all
         wait_until(lambda: lab.math_count() > 0, timeout=30, page=lab.page,
-                   message=f"for MathJax output in chapter {chapter}")
+                   message=f"for typeset math in chapter {chapter}")
+        if lab.mode == "static":
+            assert lab.page.locator(".gl-prose mjx-container").count() == 0
+            assert lab.page.evaluate("() => window.MathJax === undefined")
         wait_until(lambda: "$$" not in lab.prose_text() and "\\(" not in lab.prose_text(),
                    timeout=30, page=lab.page, message=f"for raw TeX to disappear in chapter {chapter}")
 

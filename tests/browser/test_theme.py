@@ -47,7 +47,8 @@ LOOK_JS = """(others) => {
       if (el.shadowRoot) { const found = deep(sel, el.shadowRoot); if (found) return found; }
     return null;
   };
-  const prose = deep(".gl-prose-body"), math = prose && prose.querySelector("mjx-container svg g");
+  const prose = deep(".gl-prose-body");
+  const svg = prose && prose.querySelector("mjx-container svg g"), katex = prose && prose.querySelector(".katex");
   const plots = [], left = [];
   const roots = window.Bokeh && Bokeh.index ? Object.values(Bokeh.index) : [];
   for (const doc of new Set(roots.map(v => v.model.document)))
@@ -61,7 +62,7 @@ LOOK_JS = """(others) => {
   return {attr: document.documentElement.getAttribute("data-gl-theme"),
           page: getComputedStyle(document.body).backgroundColor,
           prose: prose ? getComputedStyle(prose).color : null,
-          math: math ? getComputedStyle(math).fill : null,
+          math: svg ? getComputedStyle(svg).fill : katex ? getComputedStyle(katex).color : null,
           plots: [...new Set(plots)].map(c => c.startsWith("#") ? rgb(c) : c), left: [...new Set(left)]};
 }"""
 
