@@ -150,7 +150,9 @@ HEAD_HTML = """<style id="gl-theme-root">%(css)s</style>
       var set = root.getAttribute("data-gl-theme");
       return set === "dark" || (set !== "light" && window.matchMedia("(prefers-color-scheme: dark)").matches);
     };
-    document.addEventListener("DOMContentLoaded", function () {
+    // once BokehJS is in (the page loads it after its first paint: buildtools/boot.py)
+    var whenBokeh = window.glBoot ? glBoot.whenBokeh : function (fn) { document.addEventListener("DOMContentLoaded", fn); };
+    whenBokeh(function () {
       var embed = window.Bokeh && Bokeh.embed, items = embed && embed.embed_items;
       if (!items) return;
       embed.embed_items = function (docs, renders) {
