@@ -454,9 +454,16 @@ def as_int(text):
 
 
 def wait_until(fn, timeout, interval=0.05, what="condition"):
+    """Poll fn() until truthy. A page that navigates meanwhile (index.html?chapter=1 replacing
+    itself by chapter-1.html) destroys the context fn evaluates in: that counts as not yet."""
     deadline = time.monotonic() + timeout
     while True:
-        value = fn()
+        try:
+            value = fn()
+        except Exception as e:          # playwright's Error, by its message
+            if "context was destroyed" not in str(e) and "navigation" not in str(e):
+                raise
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:
@@ -547,7 +554,8 @@ def measure_load(page, url, profile_dir, timeout=180):
     notes = []
     cpu0 = chromium_cpu(profile_dir)
     page.goto(url, wait_until="commit", timeout=timeout * 1000)
-    page.wait_for_function("() => window.__gl !== undefined", timeout=timeout * 1000)
+    wait_until(lambda: page.evaluate("() => window.__gl !== undefined && location.pathname.endsWith('.html')"),
+               timeout, what="the chapter's page (after the deep link's redirect)")
     wait_until(lambda: page.evaluate("__gl.marks.prose !== undefined"), timeout, what="visible prose (.gl-prose)")
     wait_until(lambda: page.evaluate("__gl.marks.overlayGone !== undefined"), timeout,
                what="Panel's loading overlay to go (the worker's first render)")
