@@ -83,6 +83,7 @@ BOOT_SCRIPT = r"""<script>
     function ready() {
       if (state === "ready") return;
       state = "ready";
+      dropArticle();              // (the worker may render before the pre-rendered view is drawn)
       var box = el("gl-boot");
       if (box !== null) {
         box.querySelector(".gl-boot-refused").textContent = "";
@@ -93,10 +94,13 @@ BOOT_SCRIPT = r"""<script>
       if (window.glOffline) window.glOffline();
     }
     // The pre-rendered view is drawn: it replaces the static article; its controls say not ready.
-    function prerendered() {
-      if (!loading()) return;
+    function dropArticle() {
       var art = el("gl-static");
       if (art !== null) art.remove();
+    }
+    function prerendered() {
+      dropArticle();
+      if (!loading()) return;
       var roots = [];
       document.querySelectorAll("[data-root-id]").forEach(function (r) { r.setAttribute("aria-busy", "true"); roots.push(r); });
       var walk = function (node) {

@@ -826,3 +826,16 @@ def test_pinned_means_an_upstream_copy_whose_path_names_its_version():
     assert is_pinned("bokeh/bokeh-3.9.2.min.js") and is_pinned("panel-cdn/1.9.4/dist/panel.min.js")
     assert is_pinned(f"katex/{pins.KATEX_VERSION}/katex.min.css") and not is_pinned("katex/katex.min.css")
     assert not is_pinned("chapter-1.html") and not is_pinned("index.html")
+
+
+def test_boot_rewrite_refuses_a_page_it_does_not_recognise(converted):
+    """buildtools.boot rewrites Panel's page in several places; a template it does not know (no
+    BokehJS in <head>, or a piece it rewrites missing) stops the build instead of a half-honest page."""
+    from buildtools import boot
+    html = rewrite_html(converted[0])[0]
+    page = boot.apply(html, "<article id='gl-static'>x</article>")
+    assert "glBoot.load([" in page and page.index("<body") < page.index("<article id='gl-static'>") < page.index("data-root-id", page.index("<body"))
+    with pytest.raises(BuildError, match="BokehJS"):
+        boot.apply(re.sub(r'<script type="text/javascript" src="[^"]*"></script>', "", html))
+    with pytest.raises(BuildError, match="embed_items"):
+        boot.apply(html.replace("root.Bokeh.embed.embed_items(docs_json, render_items);", ""))
