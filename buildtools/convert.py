@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from . import pins
-from . import boot
+from . import boot, csp
 from .boot import sub_once
 from .fetch import BuildError
 from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
@@ -325,8 +325,9 @@ def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: li
         raise BuildError("the chapters' pages load different JS/CSS; every page must load them all")
     bundles = next(iter(rewritten.values()))[1]
     articles = articles or {}
-    pages = {chapter: boot.apply(html if chapter is None else add_deep_links(html, chapter, list(chapters)),
-                                 articles.get(chapter, ""), head)
+    pages = {chapter: csp.add_policy(boot.apply(
+                 html if chapter is None else add_deep_links(html, chapter, list(chapters)),
+                 articles.get(chapter, ""), head))
              for chapter, (html, _) in rewritten.items()}
     js = rewrite_worker(js, lock_keys)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from . import pins
 from .compress import compressible
+from .csp import WORKER_POLICY
 
 MIME = {
     ".wasm": "application/wasm",
@@ -66,6 +67,8 @@ class SiteHandler(SimpleHTTPRequestHandler):
         if rel.endswith("/") or rel == "":
             rel += "index.html"
         self.send_header("Cache-Control", cache_control(rel))
+        if "/" not in rel and rel.endswith(".js"):     # the worker and the service worker (csp.py)
+            self.send_header("Content-Security-Policy", WORKER_POLICY)
         self.send_header("X-Content-Type-Options", "nosniff")
         if compressible(Path(rel)):
             self.send_header("Vary", "Accept-Encoding")

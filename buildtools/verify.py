@@ -145,6 +145,8 @@ def tex_models(docs) -> list[str]:
                 for key, value in attrs.items():
                     if isinstance(value, str) and TEX_RE.search(value):
                         found.append(f"{node.get('name')}.{key}: {value[:60]!r}")
+            if str(node.get("name", "")).startswith("panel.models.esm."):
+                found.append(f"{node.get('name')}: an ESM component (the site ships no es-module-shims)")
             if isinstance(attrs, dict) and attrs.get("output_backend") == "webgl":
                 found.append(f"{node.get('name')}.output_backend: 'webgl' (the site ships no bokeh-gl)")
             for v in node.values():

@@ -839,3 +839,40 @@ def test_boot_rewrite_refuses_a_page_it_does_not_recognise(converted):
         boot.apply(re.sub(r'<script type="text/javascript" src="[^"]*"></script>', "", html))
     with pytest.raises(BuildError, match="embed_items"):
         boot.apply(html.replace("root.Bokeh.embed.embed_items(docs_json, render_items);", ""))
+
+
+@built
+def test_built_pages_carry_a_policy_that_hashes_exactly_their_inline_scripts():
+    """Content-Security-Policy: every page allows only its own origin (plus what Pyodide and
+    BokehJS need) and only the inline scripts the build wrote, by hash; an injected one is not."""
+    from buildtools.csp import inline_hashes
+    for cid in content_ids():
+        page = (SITE / page_name(cid)).read_text(encoding="utf-8")
+        head = page.split("</head>", 1)[0]
+        metas = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', head)
+        assert len(metas) == 1, cid
+        assert head.index("Content-Security-Policy") < head.index("<script")     # before any script
+        directives = dict(d.strip().split(" ", 1) for d in metas[0].split(";"))
+        assert directives["default-src"] == "'self'" and directives["connect-src"] == "'self'"
+        assert directives["object-src"] == "'none'" and "'unsafe-inline'" not in directives["script-src"]
+        allowed = set(re.findall(r"'sha256-[^']+'", directives["script-src"]))
+        assert allowed == set(inline_hashes(page)) and len(allowed) >= 5, cid
+        assert not set(inline_hashes(page.replace("</body>", "<script>alert(1)</script></body>"))) <= allowed
+        for value in metas[0].split():
+            assert not value.startswith(("http:", "https:", "*")), value    # no other origin at all
+
+
+def content_ids():
+    import content
+    return content.chapter_ids()
+
+
+def test_the_server_sends_the_worker_its_policy(small_site):
+    from buildtools.csp import WORKER_POLICY
+    root, server, page = small_site
+    (root / "main.js").write_text("self.onmessage = () => {};")
+    status, headers, _ = _get(server, "/main.js")
+    assert status == 200 and headers["Content-Security-Policy"] == WORKER_POLICY
+    assert "'wasm-unsafe-eval'" in WORKER_POLICY and "default-src 'self'" in WORKER_POLICY
+    status, headers, _ = _get(server, "/sub/app.js")                 # not a worker: the page's meta rules
+    assert "Content-Security-Policy" not in headers
