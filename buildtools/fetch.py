@@ -53,29 +53,51 @@ def pip_cmd() -> list[str]:
     return [sys.executable, "-m", "pip", "--disable-pip-version-check"]
 
 
-def fetch_pyodide_core(cache: Path) -> Path:
-    """npm pack pyodide@X into the cache; return the extracted package/ folder."""
-    folder = cache / "npm"
+def npm_tarball(cache: Path, name: str, version: str, integrity: str) -> Path:
+    """`npm pack name@version` into <cache>/npm/ once; the tarball, checked against its pinned
+    npm integrity ("sha512-<base64>") on every call."""
+    folder = Path(cache) / "npm"
     folder.mkdir(parents=True, exist_ok=True)
-    tgz = folder / f"pyodide-{pins.PYODIDE_VERSION}.tgz"
+    tgz = folder / f"{name}-{version}.tgz"
     if not tgz.exists():
         if shutil.which("npm") is None:
-            raise BuildError("npm is needed once to fetch Pyodide's core files (Debian: apt-get install npm)")
-        print(f"[build]   npm pack pyodide@{pins.PYODIDE_VERSION}", flush=True)
-        run(["npm", "pack", f"pyodide@{pins.PYODIDE_VERSION}", "--silent"], cwd=folder)
-    algo, b64 = pins.PYODIDE_NPM_INTEGRITY.split("-", 1)
+            raise BuildError(f"npm is needed once to fetch {name} (Debian: apt-get install npm)")
+        print(f"[build]   npm pack {name}@{version}", flush=True)
+        proc = subprocess.run(["npm", "pack", f"{name}@{version}", "--silent"], cwd=folder,
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0 or not tgz.exists():
+            raise BuildError(f"npm pack {name}@{version} failed:\n{proc.stdout}\n{proc.stderr}")
+    check_npm_integrity(tgz, integrity)
+    return tgz
+
+
+def check_npm_integrity(tgz: Path, integrity: str) -> None:
+    """Refuse a tarball whose digest is not the pinned npm integrity."""
+    algo, b64 = integrity.split("-", 1)
     digest = base64.b64encode(hashlib.new(algo, tgz.read_bytes()).digest()).decode()
     if digest != b64:
-        raise BuildError(f"{tgz.name}: npm integrity mismatch (expected {pins.PYODIDE_NPM_INTEGRITY})")
-    out = folder / f"pyodide-{pins.PYODIDE_VERSION}"
+        raise BuildError(f"{tgz.name}: npm integrity mismatch (expected {integrity}); refusing to use it. "
+                         f"Delete {tgz} to fetch it again if the pin is right.")
+
+
+def extract_npm_package(tgz: Path, out: Path) -> Path:
+    """The tarball's package/ folder as `out` (replaced whole, never half written)."""
+    shutil.rmtree(out, ignore_errors=True)
+    with tarfile.open(tgz) as tar:
+        members = [m for m in tar.getmembers() if m.isfile() and m.name.startswith("package/")]
+        tmp = Path(tempfile.mkdtemp(dir=out.parent))
+        tar.extractall(tmp, members=members, filter="data")
+        (tmp / "package").rename(out)
+        tmp.rmdir()
+    return out
+
+
+def fetch_pyodide_core(cache: Path) -> Path:
+    """npm pack pyodide@X into the cache; return the extracted package/ folder."""
+    tgz = npm_tarball(cache, "pyodide", pins.PYODIDE_VERSION, pins.PYODIDE_NPM_INTEGRITY)
+    out = tgz.parent / f"pyodide-{pins.PYODIDE_VERSION}"
     if not (out / "pyodide-lock.json").exists():
-        shutil.rmtree(out, ignore_errors=True)
-        with tarfile.open(tgz) as tar:
-            members = [m for m in tar.getmembers() if m.isfile() and m.name.startswith("package/")]
-            tmp = Path(tempfile.mkdtemp(dir=folder))
-            tar.extractall(tmp, members=members, filter="data")
-            (tmp / "package").rename(out)
-            tmp.rmdir()
+        extract_npm_package(tgz, out)
     return out
 
 

@@ -9,19 +9,15 @@ The page then needs KaTeX's CSS and fonts only: no KaTeX script runs in the brow
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
 from . import pins
-from .fetch import BuildError
+from .fetch import BuildError, extract_npm_package, npm_tarball
 
 CSS = "dist/katex.min.css"
 SCRIPT = "dist/katex.js"
@@ -48,39 +44,13 @@ process.stdin.on("end", () => {
 """
 
 
-def check_integrity(tgz: Path, integrity: str = pins.KATEX_NPM_INTEGRITY) -> None:
-    """Refuse a tarball whose digest is not the pinned npm integrity ("sha512-<base64>")."""
-    algo, b64 = integrity.split("-", 1)
-    digest = base64.b64encode(hashlib.new(algo, tgz.read_bytes()).digest()).decode()
-    if digest != b64:
-        raise BuildError(f"{tgz.name}: npm integrity mismatch (expected {integrity}); refusing to use it. "
-                         f"Delete {tgz} to fetch it again if the pin is right.")
-
-
 def fetch_katex(cache: Path) -> Path:
     """The pinned KaTeX package, fetched with npm once, checked on every call, extracted once;
     returns the extracted package/ folder, <cache>/npm/katex-<version>/."""
-    folder = Path(cache) / "npm"
-    folder.mkdir(parents=True, exist_ok=True)
-    tgz = folder / f"katex-{pins.KATEX_VERSION}.tgz"
-    if not tgz.exists():
-        if shutil.which("npm") is None:
-            raise BuildError("npm is needed once to fetch KaTeX (Debian: apt-get install npm)")
-        print(f"[build]   npm pack katex@{pins.KATEX_VERSION}", flush=True)
-        proc = subprocess.run(["npm", "pack", f"katex@{pins.KATEX_VERSION}", "--silent"], cwd=folder,
-                              capture_output=True, text=True, check=False)
-        if proc.returncode != 0 or not tgz.exists():
-            raise BuildError(f"npm pack katex@{pins.KATEX_VERSION} failed:\n{proc.stdout}\n{proc.stderr}")
-    check_integrity(tgz)
-    out = folder / f"katex-{pins.KATEX_VERSION}"
+    tgz = npm_tarball(cache, "katex", pins.KATEX_VERSION, pins.KATEX_NPM_INTEGRITY)
+    out = tgz.parent / f"katex-{pins.KATEX_VERSION}"
     if not ((out / SCRIPT).exists() and (out / CSS).exists()):
-        shutil.rmtree(out, ignore_errors=True)
-        with tarfile.open(tgz) as tar:
-            members = [m for m in tar.getmembers() if m.isfile() and m.name.startswith("package/")]
-            tmp = Path(tempfile.mkdtemp(dir=folder))
-            tar.extractall(tmp, members=members, filter="data")
-            (tmp / "package").rename(out)
-            tmp.rmdir()
+        extract_npm_package(tgz, out)
     return out
 
 

@@ -794,7 +794,7 @@ def test_built_pages_show_their_chapter_before_any_script_is_fetched():
         first = body.index("<article")
         assert "<script" not in body[:first], cid
         assert body[first:].startswith(made[cid]), cid
-        assert f"<h1" in made[cid] and htmllib.escape(content.heading(cid), quote=False) in made[cid]
+        assert "<h1" in made[cid] and htmllib.escape(content.heading(cid), quote=False) in made[cid]
         urls = json.loads(re.search(r"glBoot\.load\((\[.*?\])\);", page).group(1))
         assert any("/bokeh-3" in u for u in urls) and urls[-1].endswith("/panel.min.js")
 

@@ -7,6 +7,7 @@ Timeouts are in seconds.
 import math
 import re
 import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import content
@@ -110,6 +111,13 @@ def release(page, held, pattern=LOCK_URL):
     for route in held:
         route.continue_()
     page.unroute(pattern)       # (and any request held since: unroute lets it through)
+
+
+def run_local_script(page, path):
+    """Run a local script file in the page the way DevTools does (it is not the page's code):
+    the static site's Content-Security-Policy refuses any inline <script> the build did not
+    hash, which is what page.add_script_tag would add."""
+    page.evaluate(Path(path).read_text(encoding="utf-8") + "\n;undefined")
 
 
 class Guard:

@@ -20,7 +20,7 @@ import pytest
 from app import chapters
 from app.widgets import theme
 from buildtools.axe import axe_script
-from helpers import ACTION_TIMEOUT, BOOT_TIMEOUT, Guard, Lab, wait_until
+from helpers import ACTION_TIMEOUT, BOOT_TIMEOUT, Guard, Lab, run_local_script, wait_until
 
 pytestmark = pytest.mark.ui
 
@@ -146,7 +146,7 @@ def test_axe_every_chapter_both_themes(shared_lab):
             for scheme in ("light", "dark"):
                 set_scheme(lab, scheme)
                 if not lab.page.evaluate("() => !!window.axe"):
-                    lab.page.add_script_tag(path=str(script))
+                    run_local_script(lab.page, script)
                 for v in lab.page.evaluate(AXE_JS):
                     if v["impact"] in SERIOUS:
                         serious.append(f"chapter {cid}, {scheme}: {v['impact']} {v['id']} ({v['help']}) "

@@ -10,7 +10,7 @@ from pathlib import Path
 import panel as pn
 import pytest
 from bokeh.models import Plot
-from helpers import hold, release, wait_until
+from helpers import hold, release, run_local_script, wait_until
 
 import content
 from app import chapters
@@ -119,7 +119,7 @@ def axe_contrast(lab):
     if not path.is_file():
         pytest.fail(f"axe-core is not in the build cache ({path}): run `python -m buildtools.axe {CACHE}` once")
     if not lab.page.evaluate("() => !!window.axe"):
-        lab.page.add_script_tag(path=str(path))
+        run_local_script(lab.page, path)
     return lab.page.evaluate(AXE_CONTRAST_JS)
 
 
