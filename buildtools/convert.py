@@ -202,7 +202,7 @@ def copy_bokeh_js(bundles: list[str], site: Path) -> None:
 
 
 # Panel's dist files the page always needs, relative to panel/dist/.
-PANEL_BASE = ("panel.min.js", "css", "assets", "bundled/reactiveesm")
+PANEL_BASE = ("panel.min.js", "css", "assets")   # (no es-module-shims: buildtools/boot.py)
 PANEL_REF_RE = re.compile(r"\./panel-cdn/(\d+\.\d+\.\d+[^/]*)/dist/([^\"'\s)?#<>]+)")
 
 

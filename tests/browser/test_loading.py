@@ -199,3 +199,25 @@ def test_second_visit_offline_and_a_rebuild_is_what_runs(pages, copied_site):
     wait_until(lambda: cache_names(page) == [f"gleam-{build_of(root)}"], timeout=120, page=page,
                message="the new build's cache to replace the old one")
     lab.guard.forget_errors()   # requests refused while the server was down
+
+
+@pytest.mark.parametrize("chapter", ("3", "9"))
+def test_the_article_fits_a_phone_and_follows_a_dark_system(browser, static_site, chapter):
+    """Before any script: at 390 px nothing scrolls sideways (display math and tables scroll
+    inside themselves), and a system that prefers dark gets the dark palette at once."""
+    from app.widgets.theme import DARK
+    context = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block",
+                                  color_scheme="dark")
+    try:
+        page = context.new_page()
+        held = hold(page, re.compile(r"\.js$|/pyodide-lock\.json$"))     # no script but the inline ones
+        page.goto(static_site.base + f"?chapter={chapter}", wait_until="domcontentloaded")
+        page.locator("#gl-static").wait_for(state="visible")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        colours = page.evaluate("""() => [getComputedStyle(document.body).backgroundColor,
+                                          getComputedStyle(document.querySelector('#gl-static')).color]""")
+        rgb = lambda c: "rgb(" + ", ".join(str(int(c[i:i + 2], 16)) for i in (1, 3, 5)) + ")"
+        assert colours == [rgb(DARK.page), rgb(DARK.text)]
+        assert held                  # (the page did ask for its scripts: they were held back)
+    finally:
+        context.close()
