@@ -2,12 +2,13 @@
 
 One page per chapter: Panel's converter runs once per chapter in one process (panel_pages.py),
 each page pre-rendering its own chapter; all pages share one worker script and all assets.
-See DEEP_LINK_SCRIPT for how a page and its worker agree on the chapter.
+See buildtools/deeplinks.py for how a page and its worker agree on the chapter, boot.py for
+what a page does while Python starts, csp.py for its Content-Security-Policy.
 
 With PANEL_CDN_ROOT=./panel-cdn/ Panel writes its own JS/CSS URLs relative; what is left:
-BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the Panel/Bokeh wheel URLs in the
-worker's install list, loadPyodide()'s arguments, and the jsnull shim Panel 1.9.4 needs
-on Pyodide 0.27. Each rewrite must match exactly once: a Panel upgrade that changes its
+BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the worker's micropip install (its
+packages named to loadPyodide() instead), loadPyodide()'s arguments, and the jsnull shim
+Panel 1.9.4 needs on Pyodide 0.27. Each rewrite must match exactly once: a Panel upgrade that changes its
 templates stops the build instead of leaving an external URL behind.
 """
 from __future__ import annotations
@@ -22,11 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import pins
-from . import boot, csp
+from . import boot, csp, pins
 from .boot import sub_once
+from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .fetch import BuildError
-from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
 
 PANEL_CDN_ROOT = "./panel-cdn/"
 PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels
@@ -231,79 +231,6 @@ def copy_panel_dist(html: str, site: Path) -> list[str]:
         raise BuildError(f"the page references Panel files that panel/dist does not have: {missing}")
     shutil.copy2(dist / "images" / "favicon.ico", site / "favicon.ico")
     return sorted(wanted)
-
-
-# Put first in every page's <head>. Chapter pages (chapter-<id>.html; index.html is chapter 0)
-# differ only in the document they pre-render. `?chapter=<id>` naming another chapter replaces
-# the page by that chapter's page before anything else loads, so what shows while Python starts
-# is always the chapter Python will show. The worker is started as main.js?chapter=<this page's
-# chapter> (plus the page's other query parameters): app.lab reads its first chapter there.
-DEEP_LINK_SCRIPT = """<script>
-  // Added by build.py: this page pre-renders chapter {page}.
-  var glPage = (function () {{
-    var page = {page}, ids = {ids};
-    var query = new URLSearchParams(window.location.search), wanted = query.get("chapter");
-    if (wanted !== page && ids.indexOf(wanted) >= 0) {{
-      window.location.replace("{prefix}" + encodeURIComponent(wanted) + ".html"
-                              + window.location.search + window.location.hash);
-    }} else {{
-      query.set("chapter", page);
-    }}
-    return {{chapter: page, workerQuery: "?" + query.toString()}};
-  }})();
-</script>"""
-# Also first in every page's <head>: an embed (`?embed=1`, or `?embed=widget` with `hide=a,b`)
-# must not show what it leaves out -- the table of contents; for a widget alone also the title,
-# the prose, the link tools and the hidden controls -- during the seconds Python takes to start.
-# Before BokehJS renders the pre-rendered document (on DOMContentLoaded; this listener is added
-# first), the models carrying those css classes are made invisible in the document's JSON.
-EMBED_SCRIPT = """<script>
-  // Added by build.py: an embed hides the same parts in the pre-rendered page as app.lab does.
-  (function (page) {
-    var query = new URLSearchParams(window.location.search), embed = query.get("embed");
-    if (["1", "true", "yes", "widget"].indexOf(embed) < 0) return;
-    var hidden = ["gl-toc"];
-    if (embed === "widget") {
-      document.documentElement.classList.add("gl-embed-widget");   // hides the static article too
-      hidden.push("gl-title", "gl-prose");
-      ["link", "embed", "embed-hide"].forEach(function (n) { hidden.push("gl-ch" + page + "-" + n); });
-      (query.get("hide") || "").split(",").forEach(function (n) { if (n) hidden.push("gl-ch" + page + "-" + n); });
-    }
-    var walk = function (node) {
-      if (node === null || typeof node !== "object") return;
-      var attrs = node.attributes;
-      if (node.type === "object" && attrs && Array.isArray(attrs.css_classes)
-          && attrs.css_classes.some(function (c) { return hidden.indexOf(c) >= 0; })) attrs.visible = false;
-      for (var key in node) walk(node[key]);
-    };
-    document.addEventListener("DOMContentLoaded", function () {
-      document.querySelectorAll('script[type="application/json"]').forEach(function (el) {
-        try { var docs = JSON.parse(el.textContent); } catch (e) { return; }
-        walk(docs);
-        el.textContent = JSON.stringify(docs);
-      });
-    });
-  })(__PAGE__);
-</script>"""
-PAGE_PREFIX = "chapter-"
-WORKER_RE = r'new Worker\("\./([\w.-]+\.js)"\)'
-
-
-def page_name(chapter: str) -> str:
-    return f"{PAGE_PREFIX}{chapter}.html"
-
-
-def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
-    """Mark `html` as chapter `chapter`'s page: the redirect/worker-query script, the embed
-    script, and the worker started with the chapter in its URL."""
-    if chapter not in chapters or any(not re.fullmatch(r"[\w-]+", c) for c in chapters):
-        raise BuildError(f"chapter ids must be plain names: {chapter!r} in {chapters}")
-    script = (DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX)
-              + "\n" + EMBED_SCRIPT.replace("__PAGE__", json.dumps(chapter)) + "\n" + head_html())
-    html = sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
-                     "the page's <meta charset> (to put the deep-link script first)")
-    return sub_once(WORKER_RE, lambda m: f'new Worker("./{m.group(1)}" + glPage.workerQuery)', html,
-                     "new Worker(...) in the page")
 
 
 def _head(html: str) -> str:
