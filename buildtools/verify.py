@@ -132,23 +132,14 @@ TEX_RE = re.compile(r"\$\$|\\\(|\\\[")
 DOC_JSON_RE = re.compile(r'<script type="application/json"[^>]*>(.*?)</script>', re.S)
 
 
-def tex_models(docs) -> list[str]:
-    """Models of a Bokeh document (JSON) that need a bundle the site leaves out: MathJax for a
-    string attribute with TeX delimiters in a model that does not say disable_math, WebGL for a
-    plot drawn with it."""
-    found = []
+def doc_models(docs) -> list[tuple[str, dict]]:
+    """(name, attributes) of every model object in a Bokeh document's JSON, in document order."""
+    out = []
 
     def walk(node):
         if isinstance(node, dict):
-            attrs = node.get("attributes")
-            if node.get("type") == "object" and isinstance(attrs, dict) and attrs.get("disable_math") is not True:
-                for key, value in attrs.items():
-                    if isinstance(value, str) and TEX_RE.search(value):
-                        found.append(f"{node.get('name')}.{key}: {value[:60]!r}")
-            if str(node.get("name", "")).startswith("panel.models.esm."):
-                found.append(f"{node.get('name')}: an ESM component (the site ships no es-module-shims)")
-            if isinstance(attrs, dict) and attrs.get("output_backend") == "webgl":
-                found.append(f"{node.get('name')}.output_backend: 'webgl' (the site ships no bokeh-gl)")
+            if node.get("type") == "object" and "name" in node:
+                out.append((node["name"], node.get("attributes") or {}))
             for v in node.values():
                 walk(v)
         elif isinstance(node, list):
@@ -156,6 +147,24 @@ def tex_models(docs) -> list[str]:
                 walk(v)
 
     walk(docs)
+    return out
+
+
+def tex_models(docs) -> list[str]:
+    """Models of a Bokeh document (JSON) that need a bundle the site leaves out: MathJax for a
+    string attribute with TeX delimiters in a model that does not say disable_math, WebGL for a
+    plot drawn with it, es-module-shims for an ESM component."""
+    found = []
+    for name, attrs in doc_models(docs):
+        if not isinstance(attrs, dict):
+            continue
+        if attrs.get("disable_math") is not True:
+            found += [f"{name}.{key}: {value[:60]!r}" for key, value in attrs.items()
+                      if isinstance(value, str) and TEX_RE.search(value)]
+        if str(name).startswith("panel.models.esm."):
+            found.append(f"{name}: an ESM component (the site ships no es-module-shims)")
+        if attrs.get("output_backend") == "webgl":
+            found.append(f"{name}.output_backend: 'webgl' (the site ships no bokeh-gl)")
     return found
 
 
@@ -171,7 +180,8 @@ def check_documents(site: Path) -> list[str]:
         for block in DOC_JSON_RE.findall(html):
             try:
                 docs = json.loads(block)
-            except ValueError:
+            except ValueError as e:
+                problems.append(f"{page.name}: an embedded document that is not JSON ({e}): cannot check it")
                 continue
             problems += [f"{page.name}'s document needs a BokehJS bundle the site does not ship: {m}"
                          for m in tex_models(docs)]

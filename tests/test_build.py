@@ -28,7 +28,7 @@ from buildtools.convert import (
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
 from buildtools.lock import build_lock, verify_lock
 from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control, make_server
-from buildtools.verify import check_documents, scan_site, scan_text
+from buildtools.verify import check_documents, doc_models, scan_site, scan_text
 from buildtools.wheels import read_wheel, slim_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,23 +224,6 @@ def embedded_document(page_html):
     return json.loads(htmllib.unescape(m.group(1)))
 
 
-def doc_models(doc):
-    """Every model of an embedded document, as (name, attributes)."""
-    out = []
-
-    def walk(o):
-        if isinstance(o, dict):
-            if o.get("type") == "object" and "name" in o:
-                out.append((o["name"], o.get("attributes", {})))
-            for v in o.values():
-                walk(v)
-        elif isinstance(o, list):
-            for v in o:
-                walk(v)
-    walk(doc)
-    return out
-
-
 @pytest.fixture(scope="module")
 def toy_site(tmp_path_factory):
     """convert() as build.py runs it, on a small app whose text names GLEAM_CHAPTER."""
@@ -359,6 +342,8 @@ def test_a_document_that_would_need_mathjax_or_webgl_is_refused(tmp_path):
     doc["roots"].append({"type": "object", "name": "Figure", "id": "p3", "attributes": {"output_backend": "webgl"}})
     page.write_text(f'<script type="application/json" id="p2">{json.dumps(doc)}</script>')
     assert any("webgl" in p for p in check_documents(tmp_path))
+    page.write_text('<script type="application/json" id="p2">{"roots": [</script>')   # unreadable: not passed over
+    assert any("not JSON" in p for p in check_documents(tmp_path))
 
 
 @pytest.mark.parametrize("text", [
