@@ -195,7 +195,8 @@ class Lab(pn.viewable.Viewer):
         query, refused = dict(pairs), [too_long] if too_long else []
         wanted = query.get("chapter")
         if wanted is not None and wanted not in self.param.chapter.objects:
-            refused.append(f"chapter={url_state.short(wanted)} (no such chapter)")
+            refused.append(f"chapter={url_state.short(wanted)} (no such chapter: pick one in the contents)")
+            self._toc.visible = True        # even in an embed, which has no other way to another chapter
         cid = wanted if wanted in self.param.chapter.objects and not first else self.chapter
         controls = [(k, v) for k, v in pairs if k not in url_state.RESERVED]
         if wanted not in (None, cid) and controls:        # they were meant for another chapter

@@ -318,7 +318,7 @@ def test_the_url_query_and_the_chapter_stay_in_sync(no_location_hints):
         assert location.search == "?chapter=9"
         location.search = "?chapter=nope"                  # an unknown id is said, the chapter stays
         assert lab.chapter == "9" and location.search == "?chapter=9"
-        assert lab.message == "Not applied from the link: chapter=nope (no such chapter)."
+        assert lab.message == "Not applied from the link: chapter=nope (no such chapter: pick one in the contents)."
 
 
 def test_pages_load_no_mathjax_or_webgl_bundle_the_lab_does_not_need():

@@ -189,4 +189,13 @@ def test_an_unknown_chapter_opens_the_first_and_says_so():
     loc = Location(search=f"?chapter=no-such&{key}={text}")
     lab = Lab(location=loc)
     assert lab.chapter == chapters.chapter_ids()[0] and loc.search == f"?chapter={lab.chapter}"
-    assert "chapter=no-such (no such chapter)" in lab.message
+    assert "chapter=no-such (no such chapter: pick one in the contents)" in lab.message
+
+
+def test_an_unknown_chapter_in_an_embed_offers_the_contents():
+    """An embed has no contents to pick another chapter from; with a chapter that does not exist
+    it shows them (and says so) rather than leave the reader on chapter 0 with no way on."""
+    toc = lambda lab: lab.__panel__().select(lambda o: "gl-toc" in (getattr(o, "css_classes", None) or []))[0]
+    lab = Lab(location=Location(search="?chapter=no-such&embed=1"))
+    assert lab.embed and toc(lab).visible and "pick one in the contents" in lab.message
+    assert not toc(Lab(location=Location(search=f"?chapter={CID}&embed=1"))).visible

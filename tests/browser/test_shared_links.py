@@ -197,6 +197,19 @@ def test_a_malformed_parameter_shows_a_message_and_the_page_stays_usable(pages, 
     wait_until(lambda: lab.shown_values() != before and f"&{key}=" in lab.query(), page=lab.page)
 
 
+def test_an_embed_of_an_unknown_chapter_says_so_and_offers_the_contents(pages, site):
+    lab = pages.new(site)
+    lab.open_query("?chapter=nope&embed=1", "0", ready=False)
+    lab.wait_ready("0")
+    message = lab.wait_text("lab.message", lambda t: t != "", what="a message")
+    assert "chapter=nope (no such chapter: pick one in the contents)" in message
+    toc = lab.page.locator(".gl-toc").first
+    wait_until(lambda: toc.is_visible(), page=lab.page, message="for the contents in the embed")
+    lab.click("gl-nav-4")
+    lab.wait_ready("4")
+    assert lab.chapter_in_url() == "4"
+
+
 def test_reset_and_copy_link(shared_lab):
     lab = shared_lab
     cid = WITH_SLIDERS[0]
