@@ -12,7 +12,7 @@ from bokeh.models import Range1d
 
 from app.chapters.base import ChapterViewer
 from app.widgets.figures import SignedBars
-from app.widgets.page import card, gv, html_pane, table, wrap_row
+from app.widgets.page import PASTE_LIMIT, card, gv, html_pane, table, wrap_row
 from content import fmt_fixed
 from gleam import examples
 
@@ -67,7 +67,9 @@ class ElmanChapter(ChapterViewer):
         controls = wrap_row(
             self._step_button,
             self.control("reset", w.Button, label="Reset", width=90),
-            self.control("text", w.TextInput, label="Input (a, b, c)", width=170, max_length=examples.MAX_TEXT),
+            # a long paste arrives whole: gleam refuses it, saying its length and the limit
+            # (examples.check_text), and the last input stays in use
+            self.control("text", w.TextInput, label="Input (a, b, c)", width=170, max_length=PASTE_LIMIT),
             self.control("scale", w.FloatSlider, label="Scale of Wₕ", width=240),
             self.control("saturate", w.Button, label="Saturate: aaaaaaaa at ×2", width=200,
                          margin=(23, 10, 5, 10)))

@@ -39,6 +39,11 @@ PANEL_CSS = """
 .gl-status-training { color: var(--gl-good); font-weight: 700; }
 """
 
+# What a text box lets through before the browser cuts a paste (Panel's default is 5,000): far
+# above every limit the lab checks, so that a long paste arrives whole and is refused with its
+# length and the limit (by gleam, where the work happens) instead of being cut without a word.
+PASTE_LIMIT = 2_000_000
+
 TITLE_CSS = "h1 { font-size: 1.8em; margin: 0.3em 0 0.2em; }"
 CARD_STYLES = {"border": "1px solid var(--gl-border)", "border-radius": "6px", "padding": "6px"}
 

@@ -97,3 +97,13 @@ def test_a_refused_input_keeps_the_last_one_and_says_why(bad):
         assert "&#x27;&lt;&#x27;" in html_with(c, 'data-key="ch1.message"')
     set_value(c, "gl-ch1-text", "abc")
     assert c.values()["ch1.message"] == ""
+
+
+def test_a_long_paste_is_refused_with_its_length_and_the_limit_not_cut():
+    c = ElmanChapter()
+    assert find(c, "gl-ch1-text").max_length > 1000 * examples.MAX_TEXT   # the browser cuts no paste
+    pasted = "ab" * 30
+    set_value(c, "gl-ch1-text", pasted)
+    message = c.values()["ch1.message"]
+    assert f"1 to {examples.MAX_TEXT} characters, got {len(pasted)}" in message and "'abc'" in message
+    assert find(c, "gl-ch1-text").value == pasted                        # what was pasted, to shorten

@@ -536,3 +536,18 @@ def test_a_corpus_too_short_for_b_streams_is_refused_and_the_model_kept():
     set_value(c, "gl-ch7-draft", "a short text of thirty chars.")
     click(c, "gl-ch7-apply")
     assert c.model is model and "batch = 16 streams need" in c.values()["ch7.error"]
+
+
+def test_a_paste_over_the_limit_reaches_gleam_whole_and_is_refused_with_its_length():
+    """The corpus box lets through far more than the corpus limit (Panel's own default, 5,000,
+    cut a long paste without a word): gleam refuses it, naming its length and the limit."""
+    c = LiveLabChapter()
+    box = find(c, "gl-ch7-draft")
+    assert box.max_length >= 10 * chargru.MAX_CORPUS_CHARS
+    model = c.model
+    pasted = (chargru.DEFAULT_CORPUS * (chargru.MAX_CORPUS_CHARS // len(chargru.DEFAULT_CORPUS) + 2))
+    set_value(c, "gl-ch7-draft", pasted)
+    click(c, "gl-ch7-apply")
+    error = c.values()["ch7.error"]
+    assert f"{len(pasted):,} characters" in error and f"{chargru.MAX_CORPUS_CHARS:,}" in error
+    assert c.model is model and box.value == pasted               # the model kept, the paste not cut

@@ -116,3 +116,21 @@ def test_own_input_and_the_saturation_preset(shared_lab):
     set_text(lab, "abc")
     lab.set_slider("gl-ch1-scale", 1.0)
     reset(lab)
+
+
+def test_a_long_paste_is_refused_with_its_length_not_cut(shared_lab):
+    lab = shared_lab
+    open_ch1(lab)
+    reset(lab)
+    pasted = "abc" * 20
+    field = lab.page.locator(".gl-ch1-text input").first
+    field.select_text()
+    lab.page.keyboard.insert_text(pasted)                                # as a paste does
+    field.press("Enter")
+    wait_until(lambda: lab.model_value("gl-ch1-text") == pasted, page=lab.page, message="for the whole paste")
+    message = lab.wait_text("ch1.message", lambda t: "Input not used" in t, what="the refusal")
+    assert f"got {len(pasted)}" in message and str(examples.MAX_TEXT) in message
+    lab.click("gl-ch1-step")                                             # the last input still steps
+    lab.wait_text("ch1.input", lambda t: t == "a", what="the first character of the input in use")
+    set_text(lab, "abc")
+    lab.wait_text("ch1.message", lambda t: t == "", what="the message to clear")

@@ -17,7 +17,7 @@ import pytest
 
 from content import fmt_sig
 from gleam import examples
-from gleam.chargru import DEFAULT_CORPUS, CharGRU
+from gleam.chargru import DEFAULT_CORPUS, MAX_CORPUS_CHARS, CharGRU
 from helpers import ACTION_TIMEOUT, assert_shown, parse_shown, wait_until
 
 pytestmark = pytest.mark.ui
@@ -215,6 +215,21 @@ def test_invalid_corpus_keeps_training_possible(shared_lab, bad):
     wait_status(lab, "training")
     lab.wait_number("ch7.steps", lambda n: n > 2, what="> 2")
     pause(lab)
+
+
+def test_a_paste_over_the_corpus_limit_arrives_whole_and_is_refused(shared_lab):
+    """Over 5,000 characters (Panel's default box limit, which cut a paste silently) and over the
+    corpus limit: the whole paste reaches gleam, which refuses it with its length and the limit."""
+    lab = shared_lab
+    fresh_default(lab)
+    pasted = DEFAULT_CORPUS * (MAX_CORPUS_CHARS // len(DEFAULT_CORPUS) + 2)
+    apply_corpus(lab, pasted)
+    message = lab.wait_text("ch7.error", lambda t: t != "", what="a message")
+    assert f"{len(pasted):,} characters" in message and f"{MAX_CORPUS_CHARS:,}" in message
+    lab.click("gl-ch7-step")                                       # the model in use is kept
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1 (the old model trains on)")
+    apply_corpus(lab, DEFAULT_CORPUS)
+    lab.wait_text("ch7.error", lambda t: t == "", what="empty")
 
 
 def test_corpus_html_is_text(shared_lab):

@@ -3,7 +3,7 @@ heatmaps, sample), and the curve's x-axis label, which says what one step trains
 import panel as pn
 from panel.io.document import unlocked
 
-from app.widgets.page import card, wrap_row
+from app.widgets.page import PASTE_LIMIT, card, wrap_row
 
 
 def curve_x_label(model):
@@ -38,7 +38,7 @@ def page_widget(chapter):
         c("seed", w.IntInput, label="Seed", width=300),
         c("temperature", w.FloatSlider, label="Temperature", width=300),
         c("experiment", w.Select, label="Experiment", width=300),
-        c("draft", w.TextAreaInput, label="Corpus", height=170, width=300),
+        c("draft", w.TextAreaInput, label="Corpus", height=170, width=300, max_length=PASTE_LIMIT),
         c("apply_corpus", w.Button, label="Apply corpus", css_classes=["gl-ch7-apply"], width=300),
         *chapter.files.controls(), width=320)
     views = pn.Column(
