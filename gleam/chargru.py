@@ -34,7 +34,7 @@ one-stream algorithm, bit for bit. For B > 1:
 
 then the same per-element clipping and Adagrad as above, once per step. The recurrence is
 vectorised over the streams (each time step is one (B, H) @ (H, ·) product,
-`chargru_math.forward_batch` / `backward_batch`), so B streams cost far less than B steps,
+`chargru_batch.forward_batch` / `backward_batch`), so B streams cost far less than B steps,
 above all in Pyodide, where every NumPy call is dear. The gates reported are stream 0's.
 
 Divergence: a step whose chunk loss is not finite, or is above DIVERGENCE_FACTOR · ln V nats per
@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import chargru_io
+from . import chargru_batch as gb
 from . import chargru_math as gm
 from . import checks
 from .cells import gru_textbook_step
@@ -237,9 +238,9 @@ class CharGRU:
             gm.backward(self._p, cache, self._g)
             h_last = cache["hs"][-1:]
         else:                                               # B streams: summed loss and gradient
-            losses, cache = gm.forward_batch(self._p, inputs, targets, h0)
+            losses, cache = gb.forward_batch(self._p, inputs, targets, h0)
             self._zr = np.ascontiguousarray(cache["zr"][:, 0])   # stream 0's gates
-            gm.backward_batch(self._p, cache, self._g)
+            gb.backward_batch(self._p, cache, self._g)
             h_last = cache["hs"][-1]
         loss = float(losses.sum())
         self._last_loss = loss / n_chars

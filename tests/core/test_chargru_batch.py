@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from gleam import chargru_io
+from gleam import chargru_batch as gb
 from gleam import chargru_math as gm
 from gleam.chargru import DEFAULT_CORPUS, MAX_BATCH, CharGRU, export_script, gradient_check
 
@@ -78,7 +79,7 @@ def test_a_broken_batched_backward_fails_the_gradient_check():
     m = CharGRU(hidden=4, seq_len=5, batch=2)
 
     def broken(p, cache, grads):                            # the gradient of one stream only
-        gm.backward_batch(p, cache, grads)
+        gb.backward_batch(p, cache, grads)
         grads["Wy"] *= 0.5
     errors = gm.gradient_check(m.params, *m.next_chunk(), backward_fn=broken)
     assert errors["Wy"] > 0.1 and errors["Uh"] < 1e-6
@@ -88,9 +89,9 @@ def test_the_batched_gradient_is_the_sum_of_the_b_chunks_gradients():
     m = CharGRU(hidden=8, batch=4, seed=2)
     m.step(7)
     inputs, targets, h0 = m.next_chunk()
-    losses, cache = gm.forward_batch(m._p, inputs, targets, h0)
+    losses, cache = gb.forward_batch(m._p, inputs, targets, h0)
     together = np.zeros_like(m._theta)
-    dh0 = gm.backward_batch(m._p, cache, gm.views(together, m.V, m.H))
+    dh0 = gb.backward_batch(m._p, cache, gm.views(together, m.V, m.H))
     apart, dh0_apart = np.zeros_like(m._theta), []
     for b in range(4):
         loss_b, cache_b = gm.forward(m._p, inputs[b], targets[b], h0[b])

@@ -133,6 +133,7 @@ def test_one_batched_chargru_update_matches_torch():
     """CharGRU(batch=3): the textbook GRU written out in torch over 3 streams at once, autograd's
     gradient of the loss summed over all B·K characters, torch's own value clipping and Adagrad;
     three updates in a row (the carried states cross from one to the next)."""
+    from gleam import chargru_batch as gb
     from gleam import chargru_math as gm
     from gleam.chargru import CharGRU
 
@@ -162,8 +163,8 @@ def test_one_batched_chargru_update_matches_torch():
         h = h.detach()
         # gleam's summed gradient on the same parameters and chunks, before clipping
         ours = np.zeros_like(m._theta)
-        _, cache = gm.forward_batch(m._p, inputs, targets, h0)
-        gm.backward_batch(m._p, cache, gm.views(ours, V, H))
+        _, cache = gb.forward_batch(m._p, inputs, targets, h0)
+        gb.backward_batch(m._p, cache, gm.views(ours, V, H))
         ours = gm.views(ours, V, H)
         for n in names:
             assert np.max(np.abs(ours[n] - theta[n].grad.numpy())) < TOL, n
