@@ -169,11 +169,12 @@ startApplication().catch((e) => {
 def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
     js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
                   f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
-    listed = re.search(INSTALL_BLOCK_RE, js, flags=re.S)
-    if listed is None:
-        raise BuildError("cannot find the worker's micropip install block: Panel's template changed?")
-    names = install_names(listed.group(1), lock_keys, installs)
-    js = sub_once(INSTALL_BLOCK_RE, lambda m: "\n", js, "the worker's micropip install block", flags=re.S)
+    blocks = list(re.finditer(INSTALL_BLOCK_RE, js, flags=re.S))
+    if len(blocks) != 1:
+        raise BuildError(f"expected one micropip install block in the worker, found {len(blocks)}: "
+                         "Panel's template changed?")
+    names = install_names(blocks[0].group(1), lock_keys, installs)
+    js = js[:blocks[0].start()] + "\n" + js[blocks[0].end():]
     load = (
         "self.pyodide = await loadPyodide({\n"
         f'    indexURL: new URL("./{PYODIDE_DIR}/", self.location.href).href,\n'

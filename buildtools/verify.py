@@ -150,7 +150,7 @@ def doc_models(docs) -> list[tuple[str, dict]]:
     return out
 
 
-def tex_models(docs) -> list[str]:
+def models_needing_left_out_bundles(docs) -> list[str]:
     """Models of a Bokeh document (JSON) that need a bundle the site leaves out: MathJax for a
     string attribute with TeX delimiters in a model that does not say disable_math, WebGL for a
     plot drawn with it, es-module-shims for an ESM component."""
@@ -170,7 +170,8 @@ def tex_models(docs) -> list[str]:
 
 def check_documents(site: Path) -> list[str]:
     """Refuse Bokeh models in the pre-rendered documents that fetch from third parties, and any
-    that would need MathJax (the site ships none: its prose is typeset when it is built)."""
+    that need a BokehJS/Panel bundle the site leaves out (MathJax: its prose is typeset when it is
+    built; WebGL; es-module-shims)."""
     problems = []
     for page in entry_pages(site):
         html = page.read_text(encoding="utf-8")
@@ -184,7 +185,7 @@ def check_documents(site: Path) -> list[str]:
                 problems.append(f"{page.name}: an embedded document that is not JSON ({e}): cannot check it")
                 continue
             problems += [f"{page.name}'s document needs a BokehJS bundle the site does not ship: {m}"
-                         for m in tex_models(docs)]
+                         for m in models_needing_left_out_bundles(docs)]
     return problems
 
 
