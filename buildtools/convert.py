@@ -166,6 +166,30 @@ startApplication().catch((e) => {
 """
 
 
+# The page's side of the same thing: while the worker is busy, Panel's page queues a changed
+# property until the worker is idle but sends any other event (a button's click) at once, so a
+# click can overtake a value changed before it (a slider moved, then Reset to defaults: the reset
+# lands first and the queued value after it, undoing it). Queue every event instead, in order; a
+# newer value of a property replaces an older one only if nothing else was queued after that one.
+SEND_QUEUE_RE = (r"\} else if \(pyodideWorker\.busy && event\.model && event\.attr\) \{\s*"
+                 r"let events = \[\].*?pyodideWorker\.queue = events\s*return\s*\}")
+ORDERED_SEND_QUEUE = """} else if (pyodideWorker.busy) {
+          const queue = pyodideWorker.queue
+          for (let i = queue.length - 1; event.attr && i >= 0 && queue[i].attr; i--) {
+            if (queue[i].model === event.model && queue[i].attr === event.attr) {
+              queue.splice(i, 1)
+              break
+            }
+          }
+          queue.push(event)
+          return
+        }"""
+
+
+def rewrite_send_queue(html: str) -> str:
+    return sub_once(SEND_QUEUE_RE, lambda m: ORDERED_SEND_QUEUE, html, "the page's send_change queue", flags=re.S)
+
+
 def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
     js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
                   f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
@@ -253,8 +277,8 @@ def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: li
         raise BuildError("the chapters' pages load different JS/CSS; every page must load them all")
     bundles = next(iter(rewritten.values()))[1]
     articles = articles or {}
-    pages = {chapter: csp.add_policy(boot.apply(
-                 html if chapter is None else add_deep_links(html, chapter, list(chapters)),
+    pages = {chapter: csp.add_policy(boot.apply(rewrite_send_queue(
+                 html if chapter is None else add_deep_links(html, chapter, list(chapters))),
                  articles.get(chapter, ""), head))
              for chapter, (html, _) in rewritten.items()}
     js = rewrite_worker(js, lock_keys)

@@ -861,3 +861,16 @@ def test_the_server_sends_the_worker_its_policy(small_site):
     assert "'wasm-unsafe-eval'" in WORKER_POLICY and "default-src 'self'" in WORKER_POLICY
     status, headers, _ = _get(server, "/sub/app.js")                 # not a worker: the page's meta rules
     assert "Content-Security-Policy" not in headers
+
+
+def test_the_page_queues_every_event_in_order_while_the_worker_is_busy(converted):
+    """Panel's page sent a click at once but held a changed value until the worker was idle, so
+    the click could overtake it; the rewrite queues both, in order."""
+    from buildtools.convert import rewrite_send_queue
+    html = rewrite_html(converted[0])[0]
+    assert "pyodideWorker.busy && event.model && event.attr" in html
+    out = rewrite_send_queue(html)
+    assert "} else if (pyodideWorker.busy) {" in out and "queue.push(event)" in out
+    assert "pyodideWorker.busy && event.model && event.attr" not in out
+    with pytest.raises(BuildError, match="send_change"):
+        rewrite_send_queue(out)
