@@ -10,13 +10,15 @@ Its controls are its parameters that are not Events and not marked `precedence=-
 chapter with controls Reset to defaults, Copy link and Copy embed snippet (app.widgets.share).
 A chapter makes each control's widget with `self.control(name, WidgetClass, **kwargs)`, so the
 base class knows it (to hide it in an embed) and its css class is `gl-ch{id}-{URL name}`.
-The defaults are what a new viewer opens with, whatever its constructor set.
+The defaults are what a new viewer opens with, whatever its constructor set. A value the page
+sends that a control's parameter refuses (a client can send any) is not applied: a message
+beside the control says why, and the control shows the value in force (app.widgets.refusals).
 """
 import param
 import panel as pn
 
 import content
-from app.widgets import url_state
+from app.widgets import refusals, url_state
 from app.widgets.page import chapter_page
 from app.widgets.share import ShareTools
 
@@ -53,6 +55,7 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
         self._hidden = set()         # parameter names hidden (an embed with hide=...)
         self._widget_only = False
         self.share = None            # the Reset / Copy link / Copy embed row (a chapter with controls)
+        self._refusals = {}          # parameter name -> the message pane beside its widget
 
     def widget(self):
         """The chapter's interactive part (None: the chapter is prose only)."""
@@ -79,9 +82,33 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
             classes.append(canonical)
         widget = widget_type.from_param(self.param[parameter], css_classes=classes, **kwargs)
         self._widgets[parameter] = widget
+        refusals.guard(widget, self.param[parameter],
+                       lambda value, why: self._refuse(parameter, value, why))
         if parameter in self._hidden:
             widget.visible = False
         return widget
+
+    def _refuse(self, parameter, value, why):
+        p = self.param[parameter]
+        current = getattr(self, parameter)
+        in_force = "empty" if current is None else url_state.format_value(p, current)
+        self.say_refused(parameter, f"{p.label}: {url_state.short(str(value))} was not applied "
+                                    f"({why}); it stays at {in_force}.")
+
+    def refused_message(self, parameter):
+        """The message beside a control about the last value it refused ("" if none showing)."""
+        pane = self._refusals.get(parameter)
+        return pane.text if pane is not None and pane.visible else ""
+
+    def say_refused(self, parameter, text):
+        """Show `text` (plain text) beside the widget of `parameter`, until it next takes a value."""
+        pane = self._refusals.get(parameter)
+        if pane is None:
+            key = f"ch{self.chapter_id}.refused.{self.url_controls().get(parameter, parameter)}"
+            pane = self._refusals[parameter] = refusals.RefusalNote(key)
+            refusals.insert_after(self.__panel__(), self._widgets[parameter], pane.pane)
+            self.param.watch(lambda event: pane.clear(), parameter)
+        pane.say(text)
 
     def url_controls(self):
         """Parameter name -> URL name of every control, in declaration order."""

@@ -14,6 +14,7 @@ and Forward move between chapters.
 The query is the Lab's (app.lab): `?chapter=3&rho=1.2&gamma=0.6`, plus `embed` and `hide`.
 """
 import math
+import numbers
 import re
 import urllib.parse
 
@@ -124,6 +125,28 @@ def parse_value(p, text, max_length=None):
         lo, hi = p.bounds
         raise ValueError(f"out of bounds [{lo}, {hi}]")
     return value
+
+
+def refusal(p, value):
+    """Why parameter `p` refuses `value` (a value a page sent, as Python has it), or None when it
+    takes it: the check setting the parameter runs (param's own), said as the URL reader says it."""
+    try:
+        p._validate(value)
+        return None
+    except Exception as e:                  # param raises ValueError, or TypeError for some types
+        error = e
+    if isinstance(p, param.Selector):
+        shown = ", ".join(str(o) for o in list(p.objects)[:8])
+        return f"not one of {shown}" + (", …" if len(p.objects) > 8 else "")
+    if isinstance(p, param.Number) and isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            return "not a finite number"
+        if isinstance(p, param.Integer) and value != int(value):
+            return "not a whole number"
+        if p.bounds is not None and not _in_bounds(p, value):
+            lo, hi = p.bounds
+            return f"out of bounds [{lo}, {hi}]"
+    return re.sub(r"^\w+ parameter '[^']*' ", "", str(error)).rstrip(".")
 
 
 def short(text, n=40):

@@ -226,6 +226,21 @@ _MODEL_JS = """([cls, attr]) => {
   return out;
 }""" % _LIVE_DOCS
 
+# What a client that bypasses a widget does: set its model's property directly (BokehJS sends the
+# change to Python as the widget would).
+_SET_MODEL_JS = """([cls, attr, value]) => {
+  %s
+  const roots = Object.values(Bokeh.index);
+  const shown = m => roots.some(v => v.owner && v.owner.find_one(m) != null);
+  let n = 0;
+  for (const doc of docs())
+    for (const m of doc._all_models.values())
+      if (Array.isArray(m.css_classes) && m.css_classes.includes(cls) && shown(m)) {
+        m.setv({[attr]: value === "NaN" ? NaN : value}); n++;
+      }
+  return n;
+}""" % _LIVE_DOCS
+
 _ALL_TEXT_JS = """() => {
   const out = [document.body.innerText];
   const walk = root => root.querySelectorAll('*').forEach(el => {
@@ -381,6 +396,12 @@ class Lab:
         return values[0]
 
     # -- acting
+    def set_model(self, cls, attr, value):
+        """Set `attr` of the one shown Bokeh model of class `cls` past its widget, as a client
+        that bypasses the page's controls would ("NaN" sends a NaN)."""
+        n = self.page.evaluate(_SET_MODEL_JS, [cls, attr, value])
+        assert n == 1, f"{n} Bokeh models with css class {cls!r}"
+
     def click(self, cls, text=None):
         """Click the button inside the widget of class `cls` (optionally the one showing `text`)."""
         loc = self.page.locator(f".{cls} button")

@@ -232,6 +232,44 @@ def test_a_paste_over_the_corpus_limit_arrives_whole_and_is_refused(shared_lab):
     lab.wait_text("ch7.error", lambda t: t == "", what="empty")
 
 
+def test_values_a_client_sends_past_the_widgets_are_refused_beside_them(shared_lab):
+    """A client that sets the widgets' models directly can send what no widget offers: a hidden
+    size not among the options (0, 100000), a temperature out of range or NaN, a corpus past the
+    box's maxlength or with 20,000 distinct characters. Each is refused with a message, the control
+    shows the value in force again, and the model in use is kept and trains on."""
+    lab = shared_lab
+    fresh_default(lab)
+    for bad in ("0", "100000"):
+        lab.set_model("gl-ch7-hidden", "value", bad)
+        message = lab.wait_text("ch7.refused.hidden", lambda t: bad in t, what=f"{bad} refused")
+        assert message == (f"Hidden size H: {bad} was not applied (not one of 4, 16, 32, 64, 128); "
+                           "it stays at 32.")
+        wait_until(lambda: lab.model_value("gl-ch7-hidden") == "32", page=lab.page,
+                   message="for the select to show 32 again")
+    for bad, why in ((0.05, "out of bounds [0.1, 2.0]"), ("NaN", "not a finite number"), (7.5, "out of bounds")):
+        lab.set_model("gl-ch7-temp", "value", bad)
+        shown = "nan" if bad == "NaN" else repr(bad)
+        message = lab.wait_text("ch7.refused.temp", lambda t: t.startswith(f"Temperature: {shown} "),
+                                what=f"{shown} refused")
+        assert why in message and message.endswith("it stays at 1.0."), message
+        wait_until(lambda: lab.model_value("gl-ch7-temp") == 1.0, page=lab.page,
+                   message="for the slider to show 1.0 again")
+    assert lab.text("ch7.temperature") == "1.00"
+    many = "".join(chr(0x4E00 + i) for i in range(20_000))        # 20,000 distinct characters
+    lab.set_model("gl-ch7-draft", "value", many)
+    lab.click("gl-ch7-apply")
+    message = lab.wait_text("ch7.error", lambda t: t != "", what="a message")
+    assert "20,000 distinct characters" in message and "256" in message, message
+    lab.click("gl-ch7-step")                                       # the model in use trains on
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1 (the old model trains on)")
+    assert lab.text("ch7.refused.hidden") != "" and lab.model_value("gl-ch7-hidden") == "32"
+    lab.page.locator(".gl-ch7-hidden select").select_option("16")   # a real choice clears it
+    wait_until(lambda: lab.page.locator('span.gv[data-key="ch7.refused.hidden"]:visible').count() == 0
+               and lab.text("ch7.steps") == "0", page=lab.page, message="for H = 16 to clear the message")
+    apply_corpus(lab, DEFAULT_CORPUS)
+    lab.wait_text("ch7.error", lambda t: t == "", what="empty")
+
+
 def test_corpus_html_is_text(shared_lab):
     lab = shared_lab
     fresh_default(lab)
