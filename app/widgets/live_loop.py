@@ -7,7 +7,11 @@ stats has `loss` (the n per-step losses, in order), `n`, `seconds` and `diverged
 Training runs as an asyncio task (`pn.state.execute`, so it works under `panel serve` and in the
 Pyodide worker alike): a tick trains for a time budget (~40 ms), then `await asyncio.sleep(0.004)`
 — a real timer, so a click or a slider change is handled between two ticks (Panel's periodic
-callbacks never yield when a callback outlasts its period). The trainer reports; the page
+callbacks never yield when a callback outlasts its period). Under `panel serve` every session's
+loop runs on the one event loop of the process, so the loops take turns: one trains at a time
+(a process-wide lock), for a budget shared among those training (TICK_BUDGET / their number,
+at least TICK_MIN), so a click waits behind at most one short tick, never behind every session's.
+The trainer reports; the page
 listens: every view of the page (a curve, a heatmap, a line of figures, a sample) is a `View`
 pushed at its own pace while training, because every push costs the worker time it could train
 in and the page a repaint. Whenever training stops (Pause, the Train toggle, divergence) or
@@ -18,6 +22,7 @@ import asyncio
 import math
 import sys
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Callable
 
@@ -27,8 +32,30 @@ import param
 from gleam.smoothing import EMA_DECAY, ema
 
 TICK_BUDGET = 0.040        # seconds of training per tick (a click waits at most about this long)
+TICK_MIN = 0.010           # a tick's budget when many loops of the process train at once
 TICK_SLEEP = 0.004         # a real timer (> ~2 ms): widget changes are handled between ticks
 STATUSES = ("ready", "training", "paused", "diverged")
+
+
+class _Turns:
+    """The loops of this process that are training, and the lock they take turns by."""
+
+    def __init__(self):
+        self.training = 0
+        self._locks = weakref.WeakKeyDictionary()    # event loop -> its lock
+
+    @property
+    def lock(self):            # one per event loop (a lock belongs to the loop it waits in)
+        loop = asyncio.get_running_loop()
+        if loop not in self._locks:
+            self._locks[loop] = asyncio.Lock()
+        return self._locks[loop]
+
+    def budget(self, alone):
+        return max(TICK_MIN, alone / max(1, self.training)) if self.training > 1 else alone
+
+
+TURNS = _Turns()
 
 
 @dataclass
@@ -147,13 +174,20 @@ class LiveLoop(param.Parameterized):
         pn.state.execute(self._run)
 
     async def _run(self):
+        TURNS.training += 1
         try:
             while self.training and self.status != "diverged":
-                self.tick(budget=self.budget)
-                if self.training:  # (a stop has already flushed everything)
-                    self.push()
-                await asyncio.sleep(TICK_SLEEP)
+                async with TURNS.lock:     # one loop of the process trains at a time
+                    if not self.training:
+                        break
+                    self.tick(budget=TURNS.budget(self.budget))
+                    if self.training:      # (a stop has already flushed everything)
+                        self.push()
+                    # the turn ends after a real pause, in which the page's events are handled;
+                    # the next loop waiting for the lock trains only then
+                    await asyncio.sleep(TICK_SLEEP)
         finally:
+            TURNS.training -= 1
             self.running = False
 
     def tick(self, budget=None, n=None):

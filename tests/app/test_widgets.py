@@ -1,4 +1,6 @@
 """What chapters share, tested alone: value spans, the theme, the streaming curve, the live loop."""
+import asyncio
+import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -6,6 +8,7 @@ import pytest
 
 from app.widgets.figures import Heatmaps, LinePlot, SignedBars
 from app.widgets.streaming import StreamingCurve
+from app.widgets import live_loop
 from app.widgets.live_loop import LiveLoop, View
 from app.widgets.page import gv
 from app.widgets.theme import PALETTE, variables_css
@@ -126,6 +129,49 @@ def test_the_loop_reports_divergence_and_reset_starts_again():
     assert trainer.resets == 1 and loop.status == "ready" and loop.ema is None and restarts == ["ready"]
     loop.replace(CountingTrainer())
     assert loop.trainer.steps == 0 and restarts == ["ready", "ready"]
+
+
+def test_the_loops_of_one_process_take_turns_so_a_click_waits_behind_one_tick_at_most():
+    """Five sessions training on one event loop (panel serve): between two turns of a waiting
+    coroutine (a click being handled) at most one loop trains, and a tick's budget is shared."""
+    log = []
+
+    class Slow(CountingTrainer):
+        def __init__(self, name):
+            super().__init__()
+            self.name = name
+
+        def step(self, n):
+            log.append(self.name)
+            end = time.perf_counter() + 0.001 * n      # 1 ms a step
+            while time.perf_counter() < end:
+                pass
+            return Stats(np.ones(n), 0.001 * n, False)
+
+    async def main():
+        loops = [LiveLoop(Slow(i)) for i in range(5)]
+        for loop in loops:
+            loop.training = True
+        wakes = []
+        deadline = time.perf_counter() + 20
+        while len(wakes) < 2 or len(set(log[wakes[0]:])) < 5:   # the click's handler, step by step
+            await asyncio.sleep(0)
+            wakes.append(len(log))
+            assert time.perf_counter() < deadline, f"only {sorted(set(log))} trained"
+        budgets = [live_loop.TURNS.budget(loop.budget) for loop in loops]
+        for loop in loops:
+            loop.training = False
+        await asyncio.sleep(0.05)
+        return wakes, budgets, loops
+
+    wakes, budgets, loops = asyncio.run(main())
+    trained_between = [{log[i] for i in range(a, b)} for a, b in zip(wakes, wakes[1:])]
+    assert max(len(names) for names in trained_between) == 1, [n for n in trained_between if len(n) > 1]
+    assert len({name for names in trained_between for name in names}) == 5   # every session had turns
+    assert budgets == [live_loop.TICK_MIN] * 5 and live_loop.TURNS.training == 0
+    assert not any(loop.running for loop in loops)
+    alone = LiveLoop(CountingTrainer())
+    assert live_loop.TURNS.budget(alone.budget) == live_loop.TICK_BUDGET
 
 
 def test_line_plot_replaces_its_lines_and_keeps_log_axes_drawable():
