@@ -551,3 +551,39 @@ def test_a_paste_over_the_limit_reaches_gleam_whole_and_is_refused_with_its_leng
     error = c.values()["ch7.error"]
     assert f"{len(pasted):,} characters" in error and f"{chargru.MAX_CORPUS_CHARS:,}" in error
     assert c.model is model and box.value == pasted               # the model kept, the paste not cut
+
+
+def test_a_shared_server_refuses_a_model_whose_update_is_too_much_work_and_keeps_the_one_in_use():
+    """Under panel serve (a session of a shared server) an update may do at most
+    limits.UPDATE_MACS multiply-adds; the size controls show the model in use again."""
+    from app.chapters.ch7_live import limits
+    from gleam import counting
+    c = LiveLabChapter()
+    assert not c.shared                                    # no server session here
+    c.shared = True
+    model = c.model
+    V, K = model.V, model.K
+    # the count, by hand: 3 GRU blocks (V·H + H²) and the readout H·V, forward + 2× backward
+    assert limits.update_macs(128, V, 16, K) == 3 * 16 * K * (3 * (V * 128 + 128 ** 2) + 128 * V)
+    assert limits.update_macs(32, V, 1, K) == counting.train_chunk_macs("gru", V, 32, K) + 3 * K * 32 * V
+    fits = [(H, B) for H in c.param.hidden.objects for B in c.param.streams.objects
+            if limits.update_macs(H, V, B, K) <= limits.UPDATE_MACS]
+    assert (32, 16) in fits and (128, 16) not in fits
+    set_value(c, "gl-ch7-hidden", 128)
+    assert c.model.H == 128
+    set_value(c, "gl-ch7-B", 16)
+    error = c.values()["ch7.error"]
+    assert c.model.B == 1 and c.streams == 1 and find(c, "gl-ch7-B").value == 1, error
+    assert "H = 128 with B = 16 streams" in error and "shared server allows 16 million" in error
+    step = c.model.steps
+    c.loop.param.trigger("step_once")
+    assert c.model.steps == step + 1                       # the model in use trains on
+    set_value(c, "gl-ch7-B", 2)                            # 128 × 2 fits on the default corpus
+    assert (128, 2) in fits and c.model.B == 2 and c.values()["ch7.error"] == ""
+
+
+def test_the_static_site_and_a_script_have_no_update_limit():
+    c = LiveLabChapter()
+    set_value(c, "gl-ch7-hidden", 128)
+    set_value(c, "gl-ch7-B", 16)
+    assert (c.model.H, c.model.B) == (128, 16) and c.values()["ch7.error"] == ""

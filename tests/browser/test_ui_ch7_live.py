@@ -270,6 +270,31 @@ def test_values_a_client_sends_past_the_widgets_are_refused_beside_them(shared_l
     lab.wait_text("ch7.error", lambda t: t == "", what="empty")
 
 
+def test_a_shared_server_limits_one_update_and_the_static_site_does_not(shared_lab):
+    """Under panel serve H = 128 with B = 16 streams is refused (one update would make another
+    session's click wait too long) and the select shows the model in use again; the limit is
+    stated under the control. The static site trains on the learner's machine: no limit."""
+    from app.chapters.ch7_live import limits
+    lab = shared_lab
+    fresh_default(lab)
+    lab.page.locator(".gl-ch7-hidden select").select_option("128")
+    wait_until(lambda: lab.text("ch7.steps") == "0" and lab.model_value("gl-ch7-hidden") == "128",
+               page=lab.page, message="for a model with H = 128")
+    lab.page.locator(".gl-ch7-B select").select_option("16")
+    if lab.mode == "serve":
+        message = lab.wait_text("ch7.error", lambda t: t != "", what="a message")
+        assert "H = 128 with B = 16 streams" in message and "shared server allows 16 million" in message
+        wait_until(lambda: lab.model_value("gl-ch7-B") == "1" and lab.text("ch7.streams") == "1",
+                   page=lab.page, message="for the select to show B = 1 again")
+        assert limits.NOTE in lab.pane_text("gl-ch7-limit")
+    else:
+        wait_until(lambda: lab.text("ch7.streams") == "16", page=lab.page, message="for B = 16")
+        assert lab.text("ch7.error") == "" and lab.page.locator(".gl-ch7-limit").count() == 0
+    lab.click("gl-ch7-step")
+    lab.wait_text("ch7.steps", lambda t: t == "1", what="1")
+    fresh_default(lab)
+
+
 def test_corpus_html_is_text(shared_lab):
     lab = shared_lab
     fresh_default(lab)

@@ -13,6 +13,7 @@ import math
 import param
 
 from app.chapters.base import ChapterViewer
+from app.chapters.ch7_live import limits
 from app.chapters.ch7_live.files import ChapterFiles
 from app.chapters.ch7_live.layout import curve_x_label, gate_x_label, label_views, page_widget
 from app.chapters.ch7_live.undo import SetAside
@@ -56,6 +57,7 @@ class LiveLabChapter(ChapterViewer):
 
     def __init__(self, **params):
         super().__init__(**params)
+        self.shared = limits.serving()   # a server session: limits.UPDATE_MACS applies
         self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=self.seed, batch=self.streams)
         self._note, self._file_note, self._presetting, self._restoring = "", "", False, False
         self.files, self.undo = ChapterFiles(self), SetAside(self)
@@ -174,7 +176,11 @@ class LiveLabChapter(ChapterViewer):
         the old one stays and `refused` says so, with why."""
         try:
             model = CharGRU(corpus, hidden=self.hidden, lr=self.lr, seed=self.seed, batch=self.streams)
+            if self.shared:
+                limits.check(model)
         except ValueError as e:
+            # the size controls show the model in use again (a refused corpus stays in its box)
+            self._set_controls(hidden=self._model.H, streams=self._model.B, seed=self._model.seed)
             return self.say(error=f"{refused}: {e}. The previous model is kept.")
         self.install(model, show_settings)
         return model

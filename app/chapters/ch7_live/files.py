@@ -13,6 +13,7 @@ import io
 import panel as pn
 
 from app.widgets.page import html_pane
+from app.chapters.ch7_live import limits
 from gleam.chargru import MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, CharGRU, decode_corpus, export_script
 
 UPLOAD_NOTE = (f"…or your own text: a UTF-8 .txt file of at most {MAX_FILE_BYTES:,} bytes "
@@ -95,6 +96,8 @@ class ChapterFiles:
             raise ValueError(f"its B = {model.B} parallel streams; this page trains B = {', '.join(map(str, streams))}")
         if not low <= model.seed <= high:
             raise ValueError(f"its seed {model.seed} is outside this page's {low} … {high:,}")
+        if self.chapter.shared:
+            limits.check(model)
 
     # ------------------------------------------------------------ writing a file
     def _save(self):

@@ -1,9 +1,12 @@
 """Chapter 7's layout: the controls column beside the views (figures line, loss curve, gate
 heatmaps, sample), and the curve's x-axis label, which says what one step trains on."""
+import html
+
 import panel as pn
 from panel.io.document import unlocked
 
-from app.widgets.page import PASTE_LIMIT, card, wrap_row
+from app.chapters.ch7_live import limits
+from app.widgets.page import PASTE_LIMIT, card, html_pane, wrap_row
 
 
 def curve_x_label(model):
@@ -26,6 +29,12 @@ def label_views(chapter, model):
             fig.xaxis.axis_label = gate_x_label(model)
 
 
+def note_line(text):
+    """A short plain-text note under a control."""
+    return html_pane(f"<div class='gl-note'>{html.escape(text)}</div>", width=300, margin=(0, 10),
+                     css_classes=["gl-ch7-limit"])
+
+
 def page_widget(chapter):
     """The interactive part of a LiveLabChapter: its controls (made with `chapter.control`) and
     its views."""
@@ -35,6 +44,7 @@ def page_widget(chapter):
         c("lr", w.FloatInput, label="Learning rate", step=0.01, width=300),
         c("hidden", w.Select, label="Hidden size H", width=300),
         c("streams", w.Select, label="Parallel streams B", width=300),
+        *([note_line(limits.NOTE)] if chapter.shared else []),
         c("seed", w.IntInput, label="Seed", width=300),
         c("temperature", w.FloatSlider, label="Temperature", width=300),
         c("experiment", w.Select, label="Experiment", width=300),
