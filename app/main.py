@@ -14,8 +14,16 @@ except ImportError:  # a plain checkout: the repo root holds the packages app, c
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import panel as pn
+from panel.io.resources import LOCAL_DIST
 
 import content
+
+# Under `panel serve --num-procs N` the page and its websocket may reach different worker
+# processes; the second then makes the session from the websocket alone, and Panel, which learns
+# where its own stylesheets are only while rendering the page, would point them at its CDN. They
+# are this server's (the page's own relative path), wherever the session is made.
+if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+    pn.state.curdoc._template_variables.setdefault("dist_url", LOCAL_DIST)
 
 # MathJax must be named here: Panel only looks at top-level roots when deciding to load it. The
 # static site's prose is typeset when it is built (content.typeset): it needs no MathJax at all.

@@ -113,6 +113,21 @@ def panel_server(tmp_path_factory):
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def two_process_site(tmp_path_factory):
+    """`panel serve app/ --num-procs 2` (a class on one machine), its log lines carrying the PID
+    of the worker process that wrote them."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "panel", "serve", "app/", "--port", str(port), "--num-procs", "2",
+           "--address", "127.0.0.1", f"--allow-websocket-origin=127.0.0.1:{port}",
+           "--log-format", "%(process)d %(message)s"]
+    server = Server("panel serve --num-procs 2", cmd, port, "/app",
+                    tmp_path_factory.mktemp("logs") / "panel-2.log")
+    server.wait()
+    yield Site("serve", f"http://127.0.0.1:{port}/app", server.log_path)
+    server.stop()
+
+
 def _newest_mtime(paths):
     newest = 0.0
     for path in paths:

@@ -1,7 +1,12 @@
 """Under `panel serve`, every visitor has a lab of their own: two browser contexts training
 chapter 7 at the same time see their own step counts and losses (a paused one stays put while
 the other runs; Reset in one leaves the other alone)."""
+import re
+from pathlib import Path
+
 import pytest
+
+from helpers import wait_until
 
 pytestmark = pytest.mark.ui
 
@@ -57,3 +62,26 @@ def test_two_sessions_train_independently(pages, serve_site):
     assert b.text("ch7.steps") == "0" and b.text("ch7.status") == "ready"
     pause(a)
     assert b.text("ch7.steps") == "0"
+
+
+def test_a_class_on_two_processes_each_learner_has_a_lab_of_their_own(pages, two_process_site):
+    """`panel serve app/ --num-procs 2`: two worker processes share the port; every session
+    lives in one of them (its models, loop and generators with it), so links open as they say
+    and sessions train independently whichever process serves them."""
+    site = two_process_site
+    labs = [pages.new(site, f"learner {i}") for i in range(4)]
+    for i, lab in enumerate(labs):
+        lab.open_query(f"?chapter=7&temp={0.5 + 0.25 * i}", "7")
+        assert lab.text("ch7.temperature") == f"{0.5 + 0.25 * i:.2f}" and lab.text("ch7.steps") == "0"
+    train(labs[0])
+    labs[0].wait_number("ch7.steps", lambda n: n >= 10, what=">= 10")
+    for lab in labs[1:3]:
+        lab.click("gl-ch7-step")
+        lab.wait_text("ch7.steps", lambda t: t == "1", what="1")
+    pause(labs[0])
+    assert labs[3].text("ch7.steps") == "0" and [lab.text("ch7.steps") for lab in labs[1:3]] == ["1", "1"]
+    log = Path(site.log).read_text(errors="replace")
+    workers = set(re.findall(r"^(\d+) Starting Bokeh server with process id: \1$", log, re.M))
+    assert len(workers) == 2, log[-2000:]
+    served = set(re.findall(r"^(\d+) WebSocket connection opened", log, re.M))
+    assert served and served <= workers, log[-2000:]
