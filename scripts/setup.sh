@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything the lab and its tests need, idempotently:
-#   .venv         the project (editable) with the app and test extras (panel, bokeh, param, torch, playwright)
+#   .venv         the project (editable) with the app, test and research extras (panel, bokeh, param,
+#                 torch, playwright; joblib, dask for gleam.sweep)
 #   .venv-np202   the core alone on numpy 2.0.2, the version Pyodide runs in the browser
 #   chromium      Debian's, for the browser tests (Playwright never downloads a browser here)
 #   axe-core      npm's, pinned, into build-cache/npm/ for the accessibility tests (--tests)
@@ -14,7 +15,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "== installing the project into .venv"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[app,test]"
+.venv/bin/python -m pip install -q -e ".[app,test,research]"
 
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 apt_install() {  # Debian packages, only when missing

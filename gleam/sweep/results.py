@@ -1,0 +1,119 @@
+"""A sweep's results file: one JSON record per line, appended as each run finishes.
+
+    {"key", "config", "seed", "status": "ok", "metrics": {name: number}, "seconds"}
+    {"key", "config", "seed", "status": "error", "error": {"type", "message"}, "seconds"}
+
+key = gleam.sweep.grid.config_key(config); seed = config["seed"] (None without one); metrics
+are finite numbers (ints stay ints). Lines are in completion order, so nothing here depends on
+their order but one rule: where a key has several "ok" records, the last one counts.
+
+Only whole lines count: a line is whole when its newline was written. A process killed in the
+middle of a write leaves a last line without one; reading ignores it and `trim_partial_line`
+cuts it off before the next run appends. A whole line that is not a record is an error, never
+skipped: it is data that someone else wrote or damaged.
+"""
+import json
+import math
+import numbers
+import os
+import sys
+
+import numpy as np
+
+__all__ = ["read_results", "trim_partial_line", "check_record", "check_metrics", "STATUSES"]
+
+STATUSES = ("ok", "error")
+_FLOAT_MAX = sys.float_info.max
+
+
+def _path(path):
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r:.80}")
+    return os.fspath(path)
+
+
+def check_metrics(name, metrics):
+    """metrics as a dict of str -> int or float, or ValueError unless every value is a finite
+    real number (not a bool); NumPy scalars become Python numbers."""
+    if not isinstance(metrics, dict):
+        raise ValueError(f"{name} must be a dict of metric names to numbers, got "
+                         f"{type(metrics).__name__}")
+    out = {}
+    for k, v in metrics.items():
+        if not isinstance(k, str) or not k:
+            raise ValueError(f"{name} names must be non-empty strings, got {k!r:.80}")
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            raise ValueError(f"{name}[{k!r}] must be a finite number, got {v!r:.80}")
+        if isinstance(v, numbers.Integral) and abs(int(v)) <= _FLOAT_MAX:
+            out[k] = int(v)                 # an int stays one, if a float can hold its size
+            continue
+        if isinstance(v, numbers.Integral):
+            raise ValueError(f"{name}[{k!r}] must be a finite number, got an integer of "
+                             f"{int(v).bit_length()} bits")
+        if not math.isfinite(v):
+            raise ValueError(f"{name}[{k!r}] must be a finite number, got {v!r}")
+        out[k] = float(v)
+    return out
+
+
+def check_record(name, record):
+    """record, or ValueError unless it has the shape above (status "ok" or "error")."""
+    if not isinstance(record, dict):
+        raise ValueError(f"{name} must be a dict (a results record), got {type(record).__name__}")
+    for field in ("key", "config", "status"):
+        if field not in record:
+            raise ValueError(f"{name} has no {field!r}: not a results record")
+    if not isinstance(record["key"], str):
+        raise ValueError(f"{name}['key'] must be a str, got {record['key']!r:.80}")
+    if not (isinstance(record["config"], dict) and all(isinstance(k, str)
+                                                       for k in record["config"])):
+        raise ValueError(f"{name}['config'] must be a dict with str keys, got "
+                         f"{record['config']!r:.80}")
+    if not (isinstance(record["status"], str) and record["status"] in STATUSES):
+        raise ValueError(f"{name}['status'] must be 'ok' or 'error', got {record['status']!r:.80}")
+    if record["status"] == "ok" and "metrics" not in record:
+        raise ValueError(f"{name} has status 'ok' but no 'metrics'")
+    if "metrics" in record:
+        check_metrics(f"{name}['metrics']", record["metrics"])
+    return record
+
+
+def read_results(path):
+    """The whole-line records of a results file, in file order -> list of dicts.
+
+    Blank lines are skipped; a last line without its newline is ignored (see above)."""
+    path = _path(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError(f"path = {path!r} cannot be read: {e.strerror or e}") from None
+    whole = data[: data.rfind(b"\n") + 1]
+    records = []
+    for i, raw in enumerate(whole.split(b"\n")[:-1], start=1):
+        if not raw.strip():
+            continue
+        where = f"line {i} of path {path!r}"
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise ValueError(f"{where} is not JSON: {raw[:80]!r}") from None
+        records.append(check_record(where, record))
+    return records
+
+
+def trim_partial_line(path):
+    """Cut a last line that has no newline off the file -> the bytes cut (0 if none; a file
+    that does not exist has none)."""
+    path = _path(path)
+    try:
+        with open(path, "rb+") as f:
+            data = f.read()
+            keep = data.rfind(b"\n") + 1
+            if keep < len(data):
+                f.truncate(keep)
+            return len(data) - keep
+    except FileNotFoundError:
+        return 0
+    except OSError as e:
+        raise ValueError(f"path = {path!r} cannot be trimmed: {e.strerror or e}") from None
