@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gleam import sweep_runs
+from gleam import sweep_runs, sweep_tasks
 from gleam.sweep import __main__ as cli
 from gleam.sweep import grid, results, runner, summary
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, FUZZ, E, call, check_call, choice,
                                   missing_entries, real, rng, size, sometimes_bad)
 
-MODULES = (grid, results, summary, runner, sweep_runs, cli)
+MODULES = (grid, results, summary, runner, sweep_runs, sweep_tasks, cli)
 HERE = "tests.core.test_fuzz_sweep"
 _TMP = tempfile.mkdtemp(prefix="gleam-fuzz-sweep-")       # the fuzzed sweeps write here
 atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
@@ -147,6 +147,24 @@ def train_configs():
         sizes, optional={**rest, **({"typo": st.just(1)} if k == 1 else {})}))
 
 
+def split_configs():
+    """Small configs of train_on_split (sizes always given)."""
+    sizes = {"n_examples": size(2, 40), "n": size(1, 3), "epochs": size(1, 2),
+             "batch_size": size(1, 8)}
+    rest = {"family": choice(["nested_sums", "brackets", "counting", "cue_delay"]),
+            "split": choice(sweep_tasks.SPLITS), "threshold": sometimes_bad(
+                st.one_of(st.integers(1, 12), st.just([[3, 2]]), st.just([0, 1])), BAD_SCALARS),
+            "cell": choice(["elman", "gru_torch", "lstm"]), "lr": real(0, 1),
+            "iid_fraction": real(0, 1), "seed": size(0, 9),
+            "options": sometimes_bad(st.just({}), st.one_of(BAD_SCALARS, st.just({"typo": 1})))}
+    return st.integers(0, 11).flatmap(lambda k: BAD_SCALARS if k == 0 else st.fixed_dictionaries(
+        sizes, optional={**rest, **({"typo": st.just(1)} if k == 1 else {})}))
+
+
+# what the families and splits name in their messages (train_on_split passes them on)
+SPLIT_NAMES = ("config", "n", "seed", "max_train_length", "max_train_depth", "held_out",
+               "held_out_values", "examples", "typo", "key")
+
 SPEC_NAMES = ("run", "grid", "fixed", "config")
 
 TABLE = [
@@ -186,6 +204,8 @@ TABLE = [
     E(sweep_runs.train_task, call(train_configs()), aliases=("length", "count")),
     E(sweep_runs.parity, call(rng(), size(1, 6), size(1, 6))),
     E(sweep_runs.first_repeated, call(rng(), size(1, 6), size(1, 6))),
+    # -- sweep_tasks
+    E(sweep_tasks.train_on_split, call(split_configs()), aliases=SPLIT_NAMES),
 ]
 
 RECORDS = {
