@@ -21,7 +21,7 @@ import numpy as np
 from gleam import checks
 from gleam.cells_common import (batch_sum, check_cell_params, check_shapes, check_sizes,
                                 check_step_inputs, column, guarded, init_weights, logit,
-                                outer_sum, sigmoid)
+                                gate_sigmoid, outer_sum, sigmoid)
 
 
 # ---------------------------------------------------------------- textbook convention
@@ -121,10 +121,9 @@ def gru_torch_step(x, h, p):
     n_ = h.shape[-1]
     gi = x @ p["W_ih"].T + p["b_ih"]           # (…, 3n) input side, blocks r, z, n
     gh = h @ p["W_hh"].T + p["b_hh"]           # (…, 3n) hidden side
-    # r = σ(W_ir x + b_ir + W_hr h + b_hr)
-    r = sigmoid(gi[..., :n_] + gh[..., :n_])
-    # z = σ(W_iz x + b_iz + W_hz h + b_hz)     keep gate
-    z = sigmoid(gi[..., n_:2 * n_] + gh[..., n_:2 * n_])
+    # r = σ(W_ir x + b_ir + W_hr h + b_hr),  z = σ(W_iz x + b_iz + W_hz h + b_hz) (keep gate)
+    rz = gate_sigmoid(gi[..., :2 * n_] + gh[..., :2 * n_])
+    r, z = rz[..., :n_], rz[..., n_:]
     # n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))
     hn = gh[..., 2 * n_:]
     n = np.tanh(gi[..., 2 * n_:] + r * hn)

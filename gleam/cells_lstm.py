@@ -11,7 +11,7 @@ import numpy as np
 
 from gleam import checks
 from gleam.cells_common import (batch_sum, check_cell_params, check_sizes, check_step_inputs,
-                                column, guarded, init_weights, outer_sum, sigmoid)
+                                column, gate_sigmoid, guarded, init_weights, outer_sum)
 
 
 def lstm_shapes(d, n):
@@ -45,19 +45,21 @@ def lstm_step(x, state, p):
     n = p["W_hh"].shape[1]
     x, h = check_step_inputs(x, state[0], p["W_ih"].shape[1], n)
     _, c = check_step_inputs(x, state[1], p["W_ih"].shape[1], n, h_name="c")
-    # all four blocks in one matmul per side, (…, 4n)
-    a = x @ p["W_ih"].T + p["b_ih"] + h @ p["W_hh"].T + p["b_hh"]
-    i = sigmoid(a[..., :n])
-    f = sigmoid(a[..., n:2 * n])
+    # all four blocks in one matmul per side, (…, 4n): a = W_ih x + b_ih + W_hh h + b_hh
+    a = x @ p["W_ih"].T
+    a += p["b_ih"]            # in place: the same sums in the same order, fewer temporaries
+    a += h @ p["W_hh"].T
+    a += p["b_hh"]
+    s = gate_sigmoid(a)           # σ of every block in one call (the g block's is not a gate)
+    i, f, o = s[..., :n], s[..., n:2 * n], s[..., 3 * n:]
     g = np.tanh(a[..., 2 * n:3 * n])
-    o = sigmoid(a[..., 3 * n:])
     # c' = f ⊙ c + i ⊙ g
     c_next = f * c + i * g
     # h' = o ⊙ tanh(c')
     tanh_c = np.tanh(c_next)
     h_next = o * tanh_c
     cache = {"x": x, "h_prev": h, "c_prev": c, "i": i, "f": f, "g": g, "o": o,
-             "c": c_next, "tanh_c": tanh_c, "h": h_next}
+             "c": c_next, "tanh_c": tanh_c, "h": h_next, "sigma": s}
     return (h_next, c_next), cache
 
 
@@ -66,6 +68,7 @@ def lstm_step_backward(dstate, cache, p):
     """Backward of lstm_step: (∂L/∂h', ∂L/∂c') -> (dx, (dh_prev, dc_prev), grads).
 
     ∂L/∂c' may be None (no loss on c' and nothing coming back from later steps).
+    The cache is lstm_step's: "sigma" is σ of the whole packed pre-activation (i, f, o its blocks).
     """
     dh_next, dc_next = dstate
     x, h, c, i, f, g, o, tanh_c = (cache[k] for k in
@@ -78,13 +81,16 @@ def lstm_step_backward(dstate, cache, p):
     # c' = f ⊙ c + i ⊙ g
     df, di, dg = dc * c, dc * g, dc * i
     dc_prev = dc * f
-    # through σ (i, f, o) and tanh (g) to the packed pre-activation, (…, 4n)
-    da = np.concatenate([di * i * (1 - i), df * f * (1 - f),
-                         dg * (1 - g ** 2), do * o * (1 - o)], axis=-1)
+    # through σ (i, f, o: σ' = σ(1 − σ)) and tanh (g: 1 − g²) to the packed pre-activation
+    da = np.concatenate([di, df, dg, do], axis=-1)               # ∂L/∂[i, f, g, o], (…, 4n)
+    n = c.shape[-1]
+    slope = cache["sigma"] * (1 - cache["sigma"])
+    slope[..., 2 * n:3 * n] = 1 - g ** 2
+    da *= slope
     dx = da @ p["W_ih"]
     dh_prev = da @ p["W_hh"]
-    grads = {"W_ih": outer_sum(da, x), "W_hh": outer_sum(da, h),
-             "b_ih": batch_sum(da), "b_hh": batch_sum(da)}
+    db = batch_sum(da)        # both biases add to the same pre-activation
+    grads = {"W_ih": outer_sum(da, x), "W_hh": outer_sum(da, h), "b_ih": db, "b_hh": db.copy()}
     return dx, (dh_prev, dc_prev), grads
 
 

@@ -6,6 +6,7 @@ Readout  y = Wo h + bo,  Wo (n_out, n), bo (n_out,).
 - regress:  squared error L = ½ (y - target)² per output; dL/dy = y - target.
 Losses are averaged over the positions that carry a target (`weights`), so a padded
 position (weight 0) adds nothing to the loss and nothing to any gradient.
+The arithmetic heads (NAU, NMU, NALU), scored with regress_loss, are in gleam.heads_arith.
 """
 import numpy as np
 

@@ -5,16 +5,23 @@ A masked step is no step at all:  h_t = m_t ⊙ cell(x_t, h_{t−1}) + (1 − m_
 so padding leaves the state unchanged, and (by the same rule backwards) adds no loss and no
 gradient. Many-to-one reads the final state, which is therefore each sequence's state at its
 last valid step; many-to-many reads every step and averages the loss over valid steps.
+
+Heads: "classify" and "regress" read y = Wo h + bo (gleam.heads); "nau", "nmu" and "nalu" are the
+arithmetic heads of gleam.heads_arith, scored like "regress" (½ squared error) plus
+arith_reg · R (the NAU/NMU penalty). `SeqModel.project()` clips NAU/NMU weights back into
+their range; gleam.train's Trainer calls it after every update it keeps.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
 from gleam import checks
-from gleam.batching import check_mask, one_hot
 from gleam.cell_names import CELL_NAMES  # noqa: F401  (re-exported by gleam.train)
 from gleam.cells import get_cell
 from gleam.heads import HEADS, classify_loss, readout, regress_loss, regression_bound
+from gleam.heads_arith import (ARITH_HEADS, arith_backward, arith_forward, arith_penalty,
+                               arith_project, init_arith)
+from gleam.seqmodel_inputs import apply_intervention, check_intervene, initial_state, model_inputs
 
 
 def cell_functions(name):
@@ -29,15 +36,22 @@ class SeqModelConfig:
     d: int                       # input width: vocabulary size (token ids) or feature count
     n: int                       # hidden width
     n_out: int                   # classes (classify, >= 2) or outputs (regress, usually 1)
-    head: str = "classify"       # "classify": softmax cross-entropy; "regress": ½ squared error
+    head: str = "classify"       # "classify": softmax cross-entropy; "regress": ½ squared error;
+                                 # "nau", "nmu", "nalu": arithmetic heads, ½ squared error
     many_to_many: bool = False   # False: one output per sequence (its last valid step)
     init_scale: float = None     # cell weights ~ U(−scale, scale); None: the cell's 1/√n
     forget_bias: float = 1.0     # LSTM only: initial forget-gate bias
     seed: int = 0                # parameters drawn from np.random.default_rng(seed)
+    arith_reg: float = 0.0       # "nau"/"nmu" only: weight of the penalty R added to the loss
 
     def __post_init__(self):
         cell_functions(self.cell)
-        checks.one_of("head", self.head, HEADS)
+        if not (isinstance(self.head, str) and self.head in ARITH_HEADS):
+            try:
+                checks.one_of("head", self.head, HEADS)
+            except ValueError as e:
+                raise ValueError(f"{e} (or one of the arithmetic heads "
+                                 f"{', '.join(map(repr, ARITH_HEADS))})") from None
         for name in ("d", "n", "n_out"):
             checks.integer(name, getattr(self, name), minimum=1)
         if self.head == "classify" and self.n_out < 2:
@@ -48,6 +62,10 @@ class SeqModelConfig:
         checks.seed("seed", self.seed)
         checks.entries("n_out", self.n_out, (self.n_out, self.n))
         checks.entries("n", self.n, (4 * self.n, max(self.n, self.d)))
+        checks.number("arith_reg", self.arith_reg, minimum=0)
+        if self.arith_reg != 0 and self.head not in ("nau", "nmu"):
+            raise ValueError(f"arith_reg weighs the NAU/NMU penalty: it must be 0 for head "
+                             f"{self.head!r}, got {self.arith_reg!r}")
 
 
 def _tup(state):
@@ -55,9 +73,12 @@ def _tup(state):
 
 
 class SeqModel:
-    """Cell + readout. `.params`: the cell's parameter dict plus Wo (n_out, n) and bo (n_out,).
+    """Cell + head. `.params`: the cell's parameter dict plus the head's: Wo (n_out, n) and
+    bo (n_out,) for "classify"/"regress"; W_nau, W_nmu or W_hat, M_hat, G (each (n_out, n)) for
+    the arithmetic heads (gleam.heads_arith, drawn after the cell's from the same rng).
 
-    `params` may be given (same keys and shapes as a fresh init) to start from known weights.
+    `params` may be given (same keys and shapes as a fresh init) to start from known weights
+    (as given: an NAU/NMU weight outside its range is clipped only by `project()`).
     """
 
     def __init__(self, config, params=None):
@@ -73,8 +94,14 @@ class SeqModel:
         if self.lstm:
             kw["forget_bias"] = c.forget_bias
         fresh = dict(init(c.d, c.n, rng, **kw))
-        fresh["Wo"] = rng.standard_normal((c.n_out, c.n)) / np.sqrt(c.n)  # (n_out, n) ~ N(0, 1/n)
-        fresh["bo"] = np.zeros(c.n_out)
+        self.cell_keys = tuple(fresh)
+        self.arith = c.head in ARITH_HEADS
+        if self.arith:
+            fresh.update(init_arith(c.head, c.n_out, c.n, rng))
+        else:
+            # (n_out, n) ~ N(0, 1/n)
+            fresh["Wo"] = rng.standard_normal((c.n_out, c.n)) / np.sqrt(c.n)
+            fresh["bo"] = np.zeros(c.n_out)
         if params is not None:
             for k, v in fresh.items():
                 if k not in params or np.shape(params[k]) != v.shape:
@@ -82,7 +109,7 @@ class SeqModel:
                                      f"expected {v.shape}")
             fresh = {k: np.array(checks.array(f"params[{k!r}]", params[k])) for k in fresh}
         self.params = fresh
-        self.cell_keys = tuple(k for k in fresh if k not in ("Wo", "bo"))
+        self.head_keys = tuple(k for k in fresh if k not in self.cell_keys)
 
     def copy(self):
         return SeqModel(self.config, params=self.params)
@@ -92,49 +119,36 @@ class SeqModel:
         return int(sum(v.size for v in self.params.values()))
 
     def regression_bound(self):
-        """|ŷ_k| <= |bo_k| + ‖Wo[k]‖₁ for states in [−1, 1]^n (gleam.heads.regression_bound)."""
+        """|ŷ_k| <= |bo_k| + ‖Wo[k]‖₁ for states in [−1, 1]^n (gleam.heads.regression_bound);
+        an NAU head is the readout with bo = 0. The NMU and NALU (products, exp) have none here."""
+        if self.config.head == "nau":
+            return regression_bound(self.params["W_nau"], np.zeros(self.config.n_out))
+        if self.arith:
+            raise ValueError(f"regression_bound is for a linear head (classify, regress, nau); "
+                             f"this model's head is {self.config.head!r}")
         return regression_bound(self.params["Wo"], self.params["bo"])
 
-    # ---- input checks ------------------------------------------------------------------
-    def _inputs(self, X, mask):
-        """-> float (T, B, d) inputs with padding zeroed, and the bool mask."""
-        try:
-            X = np.asarray(X)
-        except (TypeError, ValueError):
-            raise ValueError(f"X must be an array of numbers, got {X!r:.80}") from None
-        d = self.config.d
-        if X.ndim == 2:
-            if not np.issubdtype(X.dtype, np.integer):
-                raise ValueError(f"X has shape {X.shape}: (T, B) must hold integer token ids; "
-                                 "real features need shape (T, B, d)")
-            if 0 in X.shape:
-                raise ValueError(f"X has shape {X.shape}: expected T >= 1 and B >= 1")
-            m = check_mask(mask, *X.shape)
-            return one_hot(np.where(m, X, 0), d, name="X"), m
-        if X.ndim != 3 or X.shape[2] != d:
-            raise ValueError(f"X has shape {X.shape}, expected (T, B) token ids "
-                             f"or (T, B, d) with d = {d}")
-        if 0 in X.shape[:2]:
-            raise ValueError(f"X has shape {X.shape}: expected T >= 1 and B >= 1")
-        m = check_mask(mask, *X.shape[:2])
-        X = checks.array("X", np.where(m[..., None], X, 0), finite=False)
-        return X, m
+    def project(self):
+        """Put the head's weights back in their range, in place: NAU W_nau into [−1, 1], NMU
+        W_nmu into [0, 1] (gleam.heads_arith.arith_project); nothing for the other heads.
+        gleam.train.Trainer calls this after every optimiser step it keeps."""
+        if self.arith:
+            for k, v in arith_project(self.config.head, self.params).items():
+                np.copyto(self.params[k], v)
 
-    def _initial_state(self, h0, B):
-        n = self.config.n
-        if h0 is None:
-            return tuple(np.zeros((B, n)) for _ in range(2 if self.lstm else 1))
-        if self.lstm and not (isinstance(h0, (tuple, list)) and len(h0) == 2):
-            raise ValueError("an LSTM's h0 must be a pair (h0, c0)")
-        parts = tuple(h0) if self.lstm else (h0,)
-        out = []
-        for a in parts:
-            a = checks.array("h0", a, finite=False)
-            if a.shape not in ((n,), (B, n)):
-                raise ValueError(f"h0 has shape {a.shape}, expected (n,) = ({n},) "
-                                 f"or (B, n) = ({B}, {n})")
-            out.append(np.broadcast_to(a, (B, n)).copy())
-        return tuple(out)
+    def _readout(self, h):
+        """The head's outputs on states h (..., n)."""
+        if self.arith:
+            return arith_forward(self.config.head, h, self.params)
+        return readout(h, self.params["Wo"], self.params["bo"])
+
+    def _penalty(self):
+        """(arith_reg · R, its gradients) of an NAU/NMU head; (0.0, {}) otherwise."""
+        c = self.config
+        if c.arith_reg == 0:
+            return 0.0, {}
+        R, dR = arith_penalty(c.head, self.params)
+        return c.arith_reg * R, {k: c.arith_reg * g for k, g in dR.items()}
 
     # ---- forward -----------------------------------------------------------------------
     def forward(self, X, mask=None, h0=None, intervene=None):
@@ -151,56 +165,28 @@ class SeqModel:
           `gleam.cells.CELLS[cell].jacobian`), "mask", "X" (float inputs), "c" (LSTM cell
           states, (T, B, n), else None), "state0"}.
         """
-        Xf, m = self._inputs(X, mask)
+        Xf, m = model_inputs(X, mask, self.config.d)
         T, B = m.shape
-        state = state0 = self._initial_state(h0, B)
-        intervene = self._check_intervene(intervene, T)
+        state = state0 = initial_state(h0, B, self.config.n, self.lstm)
+        intervene = check_intervene(intervene, T)
         hs = np.empty((T, B, self.config.n))
         cs = np.empty((T, B, self.config.n)) if self.lstm else None
         steps = []
+        full = m.all(axis=1)  # steps with no padding: the rule below is h_t = h_new
         for t in range(T):
             new, cache = self._step(Xf[t], state if self.lstm else state[0], self.params)
             keep = m[t][:, None]
             # h_t = h_new where the step is real, h_{t−1} where it is padding
-            state = tuple(np.where(keep, a, b) for a, b in zip(_tup(new), state))
+            state = _tup(new) if full[t] else tuple(
+                np.where(keep, a, b) for a, b in zip(_tup(new), state))
             if t in intervene:
-                state = self._apply(intervene[t], state, t)
+                state = apply_intervention(intervene[t], state, t, self.lstm)
             hs[t] = state[0]
             if self.lstm:
                 cs[t] = state[1]
             steps.append(cache)
-        h_read = hs if self.config.many_to_many else hs[-1]
-        outputs = readout(h_read, self.params["Wo"], self.params["bo"])
+        outputs = self._readout(hs if self.config.many_to_many else hs[-1])
         return outputs, hs, {"steps": steps, "mask": m, "X": Xf, "c": cs, "state0": state0}
-
-    def _check_intervene(self, intervene, T):
-        if intervene is None or (isinstance(intervene, dict) and not intervene):
-            return {}
-        if not isinstance(intervene, dict):
-            raise ValueError(f"intervene must be None or a dict {{step: function}}, got "
-                             f"{type(intervene).__name__}")
-        out = {}
-        for t, fn in intervene.items():
-            t = checks.integer("intervene's step", t)
-            if not (-T <= int(t) < T):
-                raise ValueError(f"intervene step {t} outside the sequence (T = {T})")
-            if not callable(fn):
-                raise ValueError(f"intervene[{t}] must be a function of the state")
-            out[int(t) % T] = fn
-        return out
-
-    def _apply(self, fn, state, t):
-        arg = tuple(a.copy() for a in state) if self.lstm else state[0].copy()
-        new = _tup(fn(arg))
-        try:
-            shapes = [np.shape(a) for a in new]
-        except (TypeError, ValueError):
-            shapes = None
-        if shapes is None or len(new) != len(state) or any(
-                s != b.shape for s, b in zip(shapes, state)):
-            raise ValueError(f"intervene[{t}] returned shapes {shapes}, "
-                             f"expected {[b.shape for b in state]}")
-        return tuple(checks.array(f"intervene[{t}]'s state", a, finite=False) for a in new)
 
     def hidden_states(self, X, mask=None, h0=None, intervene=None, cell_state=False):
         """Every hidden state h_t, (T, B, n) (LSTM: the cell states c_t if cell_state=True)."""
@@ -227,7 +213,8 @@ class SeqModel:
 
     # ---- loss and backward -------------------------------------------------------------
     def _head_loss(self, outputs, m, targets, target_mask):
-        """-> (loss, dL/doutputs, weights of the positions with a target, {"accuracy" | "mse"})."""
+        """-> (loss, dL/doutputs, weights of the positions with a target, {"accuracy" | "mse"});
+        the loss includes arith_reg · R for an NAU/NMU head, the mse never does."""
         T, B = m.shape
         if self.config.many_to_many:
             weights = m.copy()
@@ -257,7 +244,7 @@ class SeqModel:
             raise ValueError(f"targets have shape {targets.shape}, "
                              f"expected {lead} or {lead} + (n_out,)")
         loss, dy, mse = regress_loss(outputs, targets, weights)
-        return loss, dy, weights, {"mse": mse}
+        return loss + self._penalty()[0], dy, weights, {"mse": mse}
 
     def loss(self, X, mask, targets, h0=None, target_mask=None, intervene=None):
         """Forward only -> (loss, info) with info "outputs", "states", "count", "accuracy"/"mse".
@@ -272,6 +259,7 @@ class SeqModel:
         targets: many-to-one (B,) class ids or values ((B, n_out) for a vector regression);
           many-to-many (T, B) (or (T, B, n_out)), read only where mask (and target_mask) hold.
         target_mask: many-to-many only, (T, B): the valid steps that carry a loss (e.g. queries).
+        The loss includes an NAU/NMU head's penalty arith_reg · R, and grads its gradient.
         grads: same keys as params. info: "outputs", "states", "dh0" (gradient w.r.t. the start
         state, (B, n), a pair for an LSTM), "dX" ((T, B, d), w.r.t. the inputs: for token ids
         the one-hot vectors), "count" (positions averaged over), "accuracy" or "mse".
@@ -281,17 +269,25 @@ class SeqModel:
         m = caches["mask"]
         T, B = m.shape
         loss, dy, weights, metric = self._head_loss(outputs, m, targets, target_mask)
-        # head: y = Wo h + bo
         grads = {k: np.zeros_like(p[k]) for k in self.cell_keys}
-        if c.many_to_many:
-            grads["Wo"] = np.einsum("tbk,tbn->kn", dy, hs)
-            grads["bo"] = dy.sum(axis=(0, 1))
+        if self.arith:
+            # an arithmetic head (gleam.heads_arith), and arith_reg · ∂R/∂W of its penalty
+            dH, head_grads = arith_backward(c.head, dy, hs if c.many_to_many else hs[-1], p)
+            for k, g in self._penalty()[1].items():
+                head_grads[k] = head_grads[k] + g
+            grads.update(head_grads)
         else:
-            grads["Wo"] = dy.T @ hs[-1]
-            grads["bo"] = dy.sum(axis=0)
-        dH = dy @ p["Wo"]  # ∂L/∂h_t from the head: (T, B, n) or (B, n)
+            # head: y = Wo h + bo
+            if c.many_to_many:
+                grads["Wo"] = np.einsum("tbk,tbn->kn", dy, hs)
+                grads["bo"] = dy.sum(axis=(0, 1))
+            else:
+                grads["Wo"] = dy.T @ hs[-1]
+                grads["bo"] = dy.sum(axis=0)
+            dH = dy @ p["Wo"]  # ∂L/∂h_t from the head: (T, B, n) or (B, n)
         dstate = tuple(np.zeros((B, c.n)) for _ in caches["state0"])
         dX = np.zeros_like(caches["X"])
+        full = m.all(axis=1)
         for t in range(T - 1, -1, -1):
             if c.many_to_many:
                 dstate = (dstate[0] + dH[t],) + dstate[1:]
@@ -299,12 +295,13 @@ class SeqModel:
                 dstate = (dstate[0] + dH,) + dstate[1:]
             keep = m[t][:, None]
             # a real step sends ∂L/∂h_t through the cell; a padded step copies it to h_{t−1}
-            dnew = tuple(np.where(keep, a, 0.0) for a in dstate)
+            dnew = dstate if full[t] else tuple(np.where(keep, a, 0.0) for a in dstate)
             dnew = dnew if self.lstm else dnew[0]
             dx, dprev, g = self._step_backward(dnew, caches["steps"][t], p)
             for k in self.cell_keys:
                 grads[k] += g[k]  # shared weights: every step adds its share
-            dstate = tuple(np.where(keep, a, b) for a, b in zip(_tup(dprev), dstate))
+            dstate = _tup(dprev) if full[t] else tuple(
+                np.where(keep, a, b) for a, b in zip(_tup(dprev), dstate))
             dX[t] = dx
         info = {"outputs": outputs, "states": hs, "dh0": dstate if self.lstm else dstate[0],
                 "dX": dX, "count": int(weights.sum()), **metric}

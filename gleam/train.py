@@ -3,7 +3,9 @@
 The trainer reports; the caller decides what to show. Each step returns the batch loss, the
 pre-clip global gradient norm and its time. A diverging step (non-finite loss, gradient or
 updated parameters) is reported and undone: the parameters and the optimiser's memory are
-left as they were before it.
+left as they were before it. After a kept step the model's `project()` runs (an NAU/NMU head's
+weights clipped back into range; nothing for other heads), after the finiteness check, so a
+clip never hides a divergence.
 
     from gleam.train import SeqModel, SeqModelConfig, SeqData, Trainer, pad_batch
     from gleam.optim import Adam
@@ -125,6 +127,7 @@ class Trainer:
             vars(self.optimiser).clear()
             vars(self.optimiser).update(saved_opt)
             return stats(True)
+        self.model.project()            # NAU/NMU weights back into range (a no-op otherwise)
         self.steps += 1
         return stats(False)
 
