@@ -43,6 +43,11 @@ one update, while the pre-clip gradient norm reaches 1e8 and more), is refused: 
 reported, the parameters and Adagrad memory stay as they were before it, the stats say
 `diverged=True`, and every later `step()` does nothing until `reset()`. NumPy's floating-point
 warnings are silenced inside, so a diverging run prints nothing and raises nothing.
+
+Sizes: the parameters (one buffer of n_params(V, H)) and a step's largest arrays (the (K, B, 3H)
+gate inputs, the (K·B, V) probabilities) stay within gleam.checks.MAX_ENTRIES each; one call
+trains at most MAX_STEPS_PER_CALL chunks, and a sample reads and writes at most MAX_SAMPLE_CHARS
+characters each (no call is interrupted).
 """
 import math
 import time
@@ -71,6 +76,7 @@ ADAGRAD_EPS = 1e-8
 INIT_SCALE = 0.1            # weights ~ N(0, 0.1²), biases 0
 DIVERGENCE_FACTOR = 5.0     # a chunk loss above 5 · ln V nats per char counts as divergence
 MAX_STEPS_PER_CALL = 10_000        # chunks one call of step(n) may train (a call is not interrupted)
+MAX_SAMPLE_CHARS = 10_000          # characters of a sample's prefix, and of what it writes
 MAX_BATCH = chargru_io.MAX_BATCH    # parallel streams at most (64)
 
 
@@ -116,12 +122,14 @@ class CharGRU:
         self._clip = _positive("clip", clip, allow_inf=True)
         self._corpus = corpus
         self._vocab = "".join(sorted(set(corpus)))
+        N, K, B, V, H = len(corpus), self._K, self._B, self.V, self._H
+        checks.entries("hidden", H, (gm.n_params(V, H),))       # the parameters, one buffer
+        checks.entries("seq_len", K, (K, B, 3 * H))             # a step's gate inputs W x_t + b
+        checks.entries("seq_len", K, (K * B, V))                # and its probabilities
         self._index = {ch: i for i, ch in enumerate(self.vocab)}
         self._data = np.array([self._index[ch] for ch in corpus], dtype=np.intp)
-        N, K, B = len(corpus), self._K, self._B
         self._starts = np.array([b * (N - K) // B for b in range(B)], dtype=np.intp)  # s_b
         self._offsets = np.arange(K)
-        V, H = self.V, self._H
         # parameters, their gradient and the Adagrad memory: three flat buffers, named by views
         size = gm.n_params(V, H)
         self._theta, self._grad, self._memory = np.zeros(size), np.zeros(size), np.zeros(size)
@@ -232,15 +240,16 @@ class CharGRU:
     def _one_step(self):
         pos, inputs, targets, h0 = self._chunk()
         n_chars = self._B * self._K
+        # the kernels' argument checks are skipped (check=False): these are the model's own arrays
         if self._B == 1:                                    # one stream: exactly the unbatched path
-            losses, cache = gm.forward(self._p, inputs[0], targets[0], h0[0])
+            losses, cache = gm.forward(self._p, inputs[0], targets[0], h0[0], check=False)
             self._zr = cache["zr"]
-            gm.backward(self._p, cache, self._g)
+            gm.backward(self._p, cache, self._g, check=False)
             h_last = cache["hs"][-1:]
         else:                                               # B streams: summed loss and gradient
-            losses, cache = gb.forward_batch(self._p, inputs, targets, h0)
+            losses, cache = gb.forward_batch(self._p, inputs, targets, h0, check=False)
             self._zr = np.ascontiguousarray(cache["zr"][:, 0])   # stream 0's gates
-            gb.backward_batch(self._p, cache, self._g)
+            gb.backward_batch(self._p, cache, self._g, check=False)
             h_last = cache["hs"][-1]
         loss = float(losses.sum())
         self._last_loss = loss / n_chars
@@ -270,21 +279,21 @@ class CharGRU:
         """Generate n_chars characters, each fed back as the next input.
 
         Starts from h = 0, reads `prefix` (default: the corpus's first character) and returns only
-        the new characters. p_i ∝ exp(y_i / T): T < 1 sharpens towards the most likely character,
+        the new characters (n_chars and the prefix's length at most MAX_SAMPLE_CHARS each).
+        p_i ∝ exp(y_i / T): T < 1 sharpens towards the most likely character,
         T > 1 flattens towards uniform. `rng`: a np.random.Generator or an int seed; without one,
         the model's own sampling generator (seeded from the model's seed) is used and advanced.
         Does not touch the training state. Each step is `gleam.cells.gru_textbook_step` on the
         model's parameters, then the readout y = Wy h + by.
         """
-        n_chars = checks.integer("n_chars", n_chars, minimum=0)
+        n_chars = checks.integer("n_chars", n_chars, minimum=0, maximum=MAX_SAMPLE_CHARS)
         temperature = _positive("temperature", temperature)
-        if rng is None:
-            rng = self._sample_rng
-        elif not isinstance(rng, np.random.Generator):
-            rng = np.random.default_rng(rng)
+        rng = self._sample_rng if rng is None else np.random.default_rng(checks.seed("rng", rng))
         prefix = self.corpus[0] if prefix is None else prefix
-        if not isinstance(prefix, str) or not prefix:
-            raise ValueError("prefix must be a non-empty str")
+        if not isinstance(prefix, str):
+            raise ValueError(f"prefix must be None or a str, got {type(prefix).__name__}")
+        if not 1 <= len(prefix) <= MAX_SAMPLE_CHARS:
+            raise ValueError(f"prefix must have 1 to {MAX_SAMPLE_CHARS:,} characters, got {len(prefix):,}")
         unknown = sorted(set(prefix) - set(self.vocab))
         if unknown:
             raise ValueError(f"prefix has characters not in the vocabulary: {unknown}")
@@ -380,6 +389,9 @@ def gradient_check(model_or_params, inputs=None, targets=None, h0=None, eps=1e-5
         targets = chunk[1] if targets is None else targets
         h0 = chunk[2] if h0 is None else h0
         model_or_params = model_or_params.params
+    elif not isinstance(model_or_params, dict):
+        raise ValueError(f"model_or_params must be a CharGRU or a params dict, got "
+                         f"{type(model_or_params).__name__}")
     elif inputs is None or targets is None:
         raise ValueError("inputs and targets are required with a params dict")
     with np.errstate(all="ignore"):

@@ -4,8 +4,94 @@ The same textbook GRU, readout and loss as gleam.chargru_math (see there), for B
 each step of the recurrence is one (B, H) @ (H, ·) matrix product instead of B matrix-vector
 ones, and the loss is the sum over all B·K characters, so every gradient is the sum of the B
 chunks' gradients. chargru_math.gradient_check checks these two as well as the one-chunk pair.
+
+Here too, the checks of both pairs' arguments (one chunk is B chunks without the B axis): p,
+and the grads written into, must be the dict of views chargru_math.views makes, W (3H, V),
+U (3H, H), b (3H,), Wy (V, H), by (V,), float64, V, H >= 1; inputs and targets integer arrays
+(K,) or (B, K), K >= 1, of indices in [0, V); h0 (H,) or (B, H); the cache what the forward
+returned for them. A non-finite h0 or parameter is not refused: it propagates to the losses and
+gradients (CharGRU reports that as divergence). The checks cost a few comparisons and reductions
+a chunk; `check=False` skips them, for a caller whose arguments are right by construction
+(CharGRU's training step, the gradient check's loop).
 """
 import numpy as np
+
+from gleam import checks
+
+_BLOCKS = ("W", "U", "b", "Wy", "by")
+_CACHE = ("inputs", "targets", "hs", "zr", "h_tilde", "rh", "dh", "probs")
+
+
+def _blocks(name, p, V=None, H=None, out=False):
+    """(V, H) of p, the views of a parameter buffer (V, H as given, if given); ValueError naming
+    `name` otherwise. out: the gradients are written into them, so they must be writable rows."""
+    if not isinstance(p, dict):
+        raise ValueError(f"{name} must be the dict of views chargru_math.views makes (W, U, b, Wy, "
+                         f"by, ...), got {type(p).__name__}")
+    lacking = [k for k in _BLOCKS if not isinstance(p.get(k), np.ndarray)]
+    if lacking:
+        raise ValueError(f"{name} must be the dict of views chargru_math.views makes: it has no "
+                         f"array {', '.join(lacking)}")
+    if V is None:
+        if p["Wy"].ndim != 2 or 0 in p["Wy"].shape:
+            raise ValueError(f"{name}['Wy'] must be a (V, H) matrix, V, H >= 1, got {p['Wy'].shape}")
+        V, H = p["Wy"].shape
+    want = {"W": (3 * H, V), "U": (3 * H, H), "b": (3 * H,), "Wy": (V, H), "by": (V,)}
+    for k, shape in want.items():
+        a = p[k]
+        if a.shape != shape or a.dtype != np.float64 or (out and not (
+                a.flags.c_contiguous and a.flags.writeable)):
+            raise ValueError(f"{name}['{k}'] must be a {'writable contiguous ' if out else ''}float64 "
+                             f"array of shape {shape} (V = {V}, H = {H}), got {a.dtype} {a.shape}")
+    return V, H
+
+
+def _indices(name, value, V, ndims):
+    """value as an integer array of `ndims` dimensions, not empty, entries in [0, V)."""
+    a = checks.numeric(name, value)
+    if a.dtype.kind not in "iu" or a.ndim not in ndims or a.size == 0:
+        shapes = " or ".join(("(K,)", "(B, K)")[d - 1] for d in ndims)
+        raise ValueError(f"{name} must be a non-empty {shapes} array of character indices (integers), "
+                         f"got {a.dtype} {a.shape}")
+    if a.min() < 0 or a.max() >= V:
+        raise ValueError(f"{name} must hold character indices in [0, {V}), got {a.min()} to {a.max()}")
+    return a
+
+
+def check_chunk(p, inputs, targets, h0, ndims=(2,)):
+    """(inputs, targets, h0) as arrays if they are a chunk (ndims 1) or B chunks (ndims 2) that
+    p fits (the module's docstring says what fits); ValueError naming the argument otherwise."""
+    V, H = _blocks("p", p)
+    inputs = _indices("inputs", inputs, V, ndims)
+    targets = _indices("targets", targets, V, (inputs.ndim,))
+    if targets.shape != inputs.shape:
+        raise ValueError(f"targets has shape {targets.shape}, expected {inputs.shape} (the shape of inputs)")
+    h0 = checks.array("h0", h0, ndim=inputs.ndim, finite=False)
+    if h0.shape != inputs.shape[:-1] + (H,):
+        raise ValueError(f"h0 has shape {h0.shape}, expected {inputs.shape[:-1] + (H,)} (H = {H})")
+    return inputs, targets, h0
+
+
+def check_cache(p, cache, grads, ndims=(2,)):
+    """ValueError naming the argument unless cache is what the forward of B chunks (ndims (1,):
+    of one chunk) returned for parameters p, and grads views of p's sizes to write into."""
+    V, H = _blocks("p", p)
+    _blocks("grads", grads, V, H, out=True)
+    if not isinstance(cache, dict):
+        raise ValueError(f"cache must be the dict the forward returned, got {type(cache).__name__}")
+    lacking = [k for k in _CACHE if not isinstance(cache.get(k), np.ndarray)]
+    if lacking:
+        raise ValueError(f"cache must be the dict the forward returned: it has no array {', '.join(lacking)}")
+    inputs = _indices("cache['inputs']", cache["inputs"], V, ndims)
+    if _indices("cache['targets']", cache["targets"], V, ndims).shape != inputs.shape:
+        raise ValueError(f"cache['targets'] has shape {cache['targets'].shape}, expected {inputs.shape}")
+    B, K = inputs.shape[:-1], inputs.shape[-1]
+    want = {"hs": (K + 1, *B, H), "zr": (K, *B, 2 * H), "h_tilde": (K, *B, H), "rh": (K, *B, H),
+            "dh": (K, *B, H), "probs": (inputs.size, V)}
+    for k, shape in want.items():
+        if cache[k].shape != shape or cache[k].dtype != np.float64:
+            raise ValueError(f"cache['{k}'] must be a float64 array of shape {shape} for these p and "
+                             f"inputs, got {cache[k].dtype} {cache[k].shape}")
 
 
 # Arrays are time-major: row t of hs is (B, H), the B states at step t. B = 1 gives the numbers
@@ -21,11 +107,14 @@ def _t(a):
     return np.ascontiguousarray(a.T)
 
 
-def forward_batch(p, inputs, targets, h0):
+def forward_batch(p, inputs, targets, h0, *, check=True):
     """Run B chunks side by side. inputs, targets: (B, K) character indices; h0: (B, H).
 
     Returns (losses, cache): losses (B, K), −ln p[target] of each character of each chunk.
+    check=False skips `check_chunk` (for a caller whose arguments are right by construction).
     """
+    if check:
+        inputs, targets, h0 = check_chunk(p, inputs, targets, h0)
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
     B, K = inputs.shape
@@ -69,9 +158,12 @@ def forward_batch(p, inputs, targets, h0):
     return losses, cache
 
 
-def backward_batch(p, cache, grads):
+def backward_batch(p, cache, grads, *, check=True):
     """Gradient of L = Σ over the B chunks and their K characters of −ln p[target] (the sum of
-    the B chunks' gradients), written into `grads`. Returns ∂L/∂h_0, (B, H)."""
+    the B chunks' gradients), written into `grads`. Returns ∂L/∂h_0, (B, H).
+    check=False skips `check_cache`."""
+    if check:
+        check_cache(p, cache, grads)
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
     hs, zr, h_tilde, rh, dh = cache["hs"], cache["zr"], cache["h_tilde"], cache["rh"], cache["dh"]

@@ -6,6 +6,8 @@ bytes of an uploaded file into that text, or says in one sentence why it will no
 """
 import codecs
 
+from . import checks
+
 # Limits on a corpus. Its length bounds the file and the page's memory; the number of distinct
 # characters V bounds the model: the readout has V rows and every input matrix V columns, so an
 # alphabet of thousands (a Chinese text) would be mostly readout, and slow.
@@ -20,7 +22,8 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 def check_corpus(corpus, seq_len):
     """Raise ValueError unless `corpus` can train a model with chunks of `seq_len` characters:
     a str of at least seq_len + 1 and at most MAX_CORPUS_CHARS characters, with 2 to MAX_VOCAB
-    distinct ones."""
+    distinct ones. seq_len must be an integer >= 1."""
+    seq_len = checks.integer("seq_len", seq_len, minimum=1)
     if not isinstance(corpus, str):
         raise ValueError(f"corpus must be a str, got {type(corpus).__name__}")
     if not corpus:

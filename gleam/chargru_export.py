@@ -8,6 +8,8 @@ import math
 import re
 from pathlib import Path
 
+from . import checks
+
 TEMPLATE = Path(__file__).with_name("standalone_chargru.py")
 _BLOCK = re.compile(r"^# <settings>.*?^# </settings>$", re.M | re.S)
 PIECE = 72                       # characters of the corpus per source line
@@ -29,7 +31,11 @@ def export_script(model, temperature=1.0):
     """The source of a script that trains `model`'s run again from its seed: the same corpus,
     H, K, clip, streams B, learning-rate changes (`model.lr_history`) and number of steps (a diverged model's
     refused step included, so the script stops there too), then prints the last losses and the
-    sample the lab's page shows at `temperature` (`CharGRU.sample_preview`)."""
+    sample the lab's page shows at `temperature` (`CharGRU.sample_preview`, so a finite number > 0)."""
+    from .chargru import CharGRU        # here, not above: gleam.chargru imports this module
+    if not isinstance(model, CharGRU):
+        raise ValueError(f"model must be a CharGRU, got {type(model).__name__}")
+    temperature = checks.number("temperature", temperature, minimum=0, strict_min=True)
     clip = 'float("inf")' if math.isinf(model.clip) else repr(float(model.clip))
     schedule = ", ".join(f"({steps}, {float(lr)!r})" for steps, lr in model.lr_history)
     lines = [

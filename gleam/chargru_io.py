@@ -10,7 +10,8 @@ so loading one never runs code), readable with NumPy alone, in CPython and in Py
     param.<name>       the eleven parameters Wz, Uz, bz, Wr, Ur, br, Wh, Uh, bh, Wy, by (float64)
     memory.<name>      Adagrad's accumulated squared gradients, one per parameter
     h                  (H,) the state carried into the next chunk
-    gates              (K, 2H) [z, r] of the last chunk computed (what the heatmaps show)
+    gates              (K, 2H) [z, r] of the last chunk computed (what the heatmaps show; NaN
+                       where a refused, diverged chunk overflowed)
     last_loss          () the last chunk's loss, nats per character (nan before any step)
 
 Version 2 is a model of B > 1 parallel streams (`CharGRU(batch=B)`): the header also holds
@@ -44,19 +45,38 @@ ARRAYS = ([f"param.{n}" for n in gm.NAMES] + [f"memory.{n}" for n in gm.NAMES]
 
 
 def dumps(state):
-    """A `CharGRU.state_dict()` as the bytes of a .npz file (format above)."""
-    batch = state.get("batch", 1)
+    """A `CharGRU.state_dict()` as the bytes of a .npz file (format above).
+
+    It writes what it is given (whether a model can continue from it is `check_state`'s question,
+    asked when the file is read), as long as it can be written: ValueError for a state that lacks
+    a part, settings that are not plain JSON values (NaN and inf included), arrays that are not
+    of numbers, a batch that is not an integer >= 1.
+    """
+    if not isinstance(state, dict):
+        raise ValueError(f"state must be a dict (a CharGRU.state_dict()), got {type(state).__name__}")
+    absent = [k for k in SETTINGS + ("params", "memory", "h", "gates", "last_loss") if k not in state]
+    if absent:
+        raise ValueError(f"state lacks {', '.join(absent)}")
+    for group in ("params", "memory"):
+        if not isinstance(state[group], dict) or any(n not in state[group] for n in gm.NAMES):
+            raise ValueError(f"state['{group}'] must be a dict of the arrays {', '.join(gm.NAMES)}")
+    batch = checks.integer("state['batch']", state.get("batch", 1), minimum=1)
     header = {"format": FORMAT, "version": 1 if batch == 1 else 2, "arrays": ARRAYS}
     header.update({k: state[k] for k in SETTINGS})
     if batch != 1:
         header["batch"] = batch
-    if math.isinf(header["clip"]):
-        header["clip"] = None
-    arrays = {f"param.{n}": state["params"][n] for n in gm.NAMES}
-    arrays.update({f"memory.{n}": state["memory"][n] for n in gm.NAMES})
-    arrays.update(h=state["h"], gates=state["gates"], last_loss=np.array(state["last_loss"], dtype=np.float64))
+    clip = checks.number("state['clip']", state["clip"], allow_inf=True)
+    header["clip"] = None if math.isinf(clip) else state["clip"]
+    try:
+        text = json.dumps(header, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"state's settings must be plain JSON values, finite numbers ({e})") from None
+    arrays = {f"{file}.{n}": checks.numeric(f"state['{group}']['{n}']", state[group][n])
+              for group, file in (("params", "param"), ("memory", "memory")) for n in gm.NAMES}
+    arrays.update({k: checks.numeric(f"state['{k}']", state[k]) for k in ("h", "gates")})
+    arrays["last_loss"] = checks.array("state['last_loss']", state["last_loss"], ndim=0, finite=False)
     buffer = io.BytesIO()
-    np.savez(buffer, header=np.array(json.dumps(header, ensure_ascii=False, allow_nan=False)), **arrays)
+    np.savez(buffer, header=np.array(text), **arrays)
     return buffer.getvalue()
 
 
@@ -120,16 +140,18 @@ def loads(data):
     return state
 
 
-def _array(name, value, shape, low=-math.inf, high=math.inf):
-    """value as a float64 array of `shape` with finite entries in [low, high], or ValueError."""
+def _array(name, value, shape, low=-math.inf, high=math.inf, nan_ok=False):
+    """value as a float64 array of `shape` with finite entries in [low, high] (nan_ok: or NaN),
+    or ValueError."""
     if not isinstance(value, np.ndarray) or value.dtype != np.float64:
         kind = value.dtype if isinstance(value, np.ndarray) else type(value).__name__
         raise ValueError(f"{name} must be a float64 array, got {kind}")
     if value.shape != shape:
         raise ValueError(f"{name} has shape {value.shape}, expected {shape}")
-    if not np.isfinite(value).all():
+    numbers = value[~np.isnan(value)] if nan_ok else value
+    if not np.isfinite(numbers).all():
         raise ValueError(f"{name} has values that are not finite")
-    if value.size and (value.min() < low or value.max() > high):
+    if numbers.size and (numbers.min() < low or numbers.max() > high):
         raise ValueError(f"{name} has values outside [{low:g}, {high:g}]")
     return value
 
@@ -186,7 +208,7 @@ def check_state(state):
     if not isinstance(last, float):
         raise ValueError(f"last_loss must be one float64 number, got {type(last).__name__}")
     s["last_loss"] = last
-    shapes = {name: v.shape for name, v in gm.views(np.empty(gm.n_params(V, H)), V, H).items()}
+    shapes = gm.shapes(V, H)
     for group, low in (("params", -math.inf), ("memory", 0.0)):
         arrays = s.get(group)
         if not isinstance(arrays, dict) or set(arrays) != set(gm.NAMES):
@@ -194,7 +216,8 @@ def check_state(state):
         s[group] = {n: _array(f"{group}.{n}", arrays[n], shapes[n], low=low) for n in gm.NAMES}
     # |h| <= 1: each step mixes the old state with tanh of something (the state starts at 0)
     s["h"] = _array("h", s.get("h"), (H,) if B == 1 else (B, H), -1.0 - 1e-12, 1.0 + 1e-12)
-    s["gates"] = _array("gates", s.get("gates"), (K, 2 * H), 0.0, 1.0)
+    # the gates of the last chunk computed: a refused one's may have overflowed to NaN
+    s["gates"] = _array("gates", s.get("gates"), (K, 2 * H), 0.0, 1.0, nan_ok=s["diverged"])
     return s
 
 

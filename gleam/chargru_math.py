@@ -25,33 +25,50 @@ This is the hot training path, so every piece is fused. The readable version of 
     the loss               gleam.losses.cross_entropy / cross_entropy_grad
     the BPTT loop          gleam.sequence.backward
     the whole chunk        benchmarks/reference_chargru.py, the same numbers step by step
-Sampling (`CharGRU.sample`) runs the readable cell itself.
+Sampling (`CharGRU.sample`) runs the readable cell itself. The kernels check their arguments
+(chargru_batch.check_chunk / check_cache say what fits); check=False skips that for a caller whose
+arguments are right by construction (CharGRU's training step).
 """
 import math
 
 import numpy as np
 
 from gleam import checks
-from gleam.chargru_batch import backward_batch, forward_batch
+from gleam.chargru_batch import backward_batch, check_cache, check_chunk, forward_batch
 
 NAMES = ("Wz", "Uz", "bz", "Wr", "Ur", "br", "Wh", "Uh", "bh", "Wy", "by")
 
 
 def n_params(V, H):
-    """Number of parameters: 3(HV + H² + H) in the cell, VH + V in the readout."""
+    """Number of parameters: 3(HV + H² + H) in the cell, VH + V in the readout (V, H >= 1)."""
+    V, H = checks.integer("V", V, minimum=1), checks.integer("H", H, minimum=1)
     return 3 * (H * V + H * H + H) + V * H + V
 
 
+def shapes(V, H):
+    """{name: shape} of the eleven parameters: W· (H, V), U· (H, H), b· (H,), Wy (V, H), by (V,)."""
+    n_params(V, H)
+    out = {}
+    for gate in "zrh":
+        out.update({"W" + gate: (H, V), "U" + gate: (H, H), "b" + gate: (H,)})
+    return {**out, "Wy": (V, H), "by": (V,)}
+
+
 def views(buffer, V, H):
-    """Name the pieces of a flat buffer: the stacked blocks W, U, b and the per-gate views."""
-    shapes = (("W", (3 * H, V)), ("U", (3 * H, H)), ("b", (3 * H,)), ("Wy", (V, H)), ("by", (V,)))
+    """Name the pieces of a flat buffer, a 1-D float64 array of n_params(V, H) entries: the
+    stacked blocks W, U, b and the per-gate views."""
+    n = n_params(V, H)
+    if not (isinstance(buffer, np.ndarray) and buffer.ndim == 1 and buffer.dtype == np.float64):
+        got = f"{buffer.dtype} {buffer.shape}" if isinstance(buffer, np.ndarray) else type(buffer).__name__
+        raise ValueError(f"buffer must be a 1-D float64 array, got {got}")
+    if buffer.size != n:
+        raise ValueError(f"buffer has {buffer.size} entries, expected {n} for V={V}, H={H}")
+    blocks = (("W", (3 * H, V)), ("U", (3 * H, H)), ("b", (3 * H,)), ("Wy", (V, H)), ("by", (V,)))
     d, start = {}, 0
-    for name, shape in shapes:
-        size = int(np.prod(shape))
+    for name, shape in blocks:
+        size = math.prod(shape)
         d[name] = buffer[start:start + size].reshape(shape)
         start += size
-    if start != buffer.size:
-        raise ValueError(f"buffer has {buffer.size} entries, expected {start} for V={V}, H={H}")
     for k, gate in enumerate("zrh"):
         d["W" + gate] = d["W"][k * H:(k + 1) * H]
         d["U" + gate] = d["U"][k * H:(k + 1) * H]
@@ -60,24 +77,35 @@ def views(buffer, V, H):
 
 
 def pack(params):
-    """Copy a plain dict {Wz, Uz, bz, ..., Wy, by} into a new flat buffer; returns (buffer, views)."""
+    """Copy a plain dict {Wz, Uz, bz, ..., Wy, by} of arrays of numbers (NaN and inf allowed) into a
+    new flat buffer; returns (buffer, views). Every shape is checked before anything is allocated."""
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict {{Wz, Uz, bz, ..., Wy, by}}, got {type(params).__name__}")
     missing = [n for n in NAMES if n not in params]
     if missing:
         raise ValueError(f"params is missing {missing}")
-    V, H = np.shape(params["Wy"])
+    Wy = checks.array("Wy", params["Wy"], ndim=2, finite=False)
+    if 0 in Wy.shape:
+        raise ValueError(f"Wy must be a (V, H) matrix, V, H >= 1, got shape {Wy.shape}")
+    V, H = Wy.shape
+    values = {}
+    for name, shape in shapes(V, H).items():
+        values[name] = checks.array(name, params[name], ndim=len(shape), finite=False)
+        if values[name].shape != shape:
+            raise ValueError(f"{name} has shape {values[name].shape}, expected {shape} (V={V}, H={H})")
     buffer = np.empty(n_params(V, H))
     p = views(buffer, V, H)
     for name in NAMES:
-        value = np.asarray(params[name], dtype=np.float64)
-        if value.shape != p[name].shape:
-            raise ValueError(f"{name} has shape {value.shape}, expected {p[name].shape} (V={V}, H={H})")
-        p[name][...] = value
+        p[name][...] = values[name]
     return buffer, p
 
 
 def init_params(buffer, V, H, rng, scale=0.1):
-    """Weights ~ N(0, scale²), biases 0. Draw order Wz, Wr, Wh, Uz, Ur, Uh, Wy (row-major)."""
+    """Weights ~ N(0, scale²), biases 0. Draw order Wz, Wr, Wh, Uz, Ur, Uh, Wy (row-major).
+    0 <= scale <= 1e100 (as gleam.cells' init: scale · N(0, 1) must stay a float)."""
     p = views(buffer, V, H)
+    checks.generator("rng", rng)
+    scale = checks.number("scale", scale, minimum=0, maximum=1e100)
     buffer[:] = 0.0
     p["W"][...] = scale * rng.standard_normal((3 * H, V))
     p["U"][...] = scale * rng.standard_normal((3 * H, H))
@@ -85,14 +113,17 @@ def init_params(buffer, V, H, rng, scale=0.1):
     return p
 
 
-def forward(p, inputs, targets, h0):
+def forward(p, inputs, targets, h0, *, check=True):
     """Run one chunk. inputs, targets: (K,) character indices; h0: (H,) the carried state.
 
     Returns (losses, cache): losses (K,) is −ln p_t[target_t] in nats (inf if that probability
     underflowed to 0); cache holds the states, gates and probabilities the backward pass needs.
     Readable versions: the step is gleam.cells_gru.gru_textbook_step, the loss
     gleam.losses.cross_entropy (summed here, not averaged); benchmarks/reference_chargru.py.
+    ValueError naming the argument for anything else (chargru_batch.check_chunk; check=False skips it).
     """
+    if check:
+        inputs, targets, h0 = check_chunk(p, inputs, targets, h0, ndims=(1,))
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
     K = len(inputs)
@@ -140,7 +171,7 @@ def forward(p, inputs, targets, h0):
     return losses, cache
 
 
-def backward(p, cache, grads):
+def backward(p, cache, grads, *, check=True):
     """Gradient of L = Σ_t −ln p_t[target_t] for the chunk, written into the views `grads`.
 
     Truncated BPTT: h_0 came from the previous chunk and counts as a constant here. Returns
@@ -148,7 +179,11 @@ def backward(p, cache, grads):
     Readable versions: the loop is gleam.sequence.backward, each step
     gleam.cells_gru.gru_textbook_step_backward, the readout's ∂L/∂y
     gleam.losses.cross_entropy_grad (times K: the loss here is a sum); benchmarks/reference_chargru.py.
+    ValueError naming the argument unless cache is forward's for p and grads views of p's sizes
+    (chargru_batch.check_cache; check=False skips it).
     """
+    if check:
+        check_cache(p, cache, grads, ndims=(1,))
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
     V = Wy.shape[0]
@@ -231,19 +266,13 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5, backward_fn=None)
     `backward_batch`, L summed over all B·K characters.
     """
     eps = checks.number("eps", eps, minimum=0, strict_min=True)
+    if backward_fn is not None and not callable(backward_fn):
+        raise ValueError(f"backward_fn must be None or a function, got {backward_fn!r:.60}")
     buf, p = pack(params)
     V, H = p["Wy"].shape
-    inputs = np.asarray(inputs, dtype=np.intp)
-    targets = np.asarray(targets, dtype=np.intp)
-    if inputs.ndim not in (1, 2) or inputs.shape != targets.shape or inputs.size == 0:
-        raise ValueError(f"inputs {inputs.shape} and targets {targets.shape} must both be (K,) or (B, K), "
-                         "K ≥ 1")
-    if min(inputs.min(), targets.min()) < 0 or max(inputs.max(), targets.max()) >= V:
-        raise ValueError(f"character indices must lie in [0, {V})")
-    shape = inputs.shape[:-1] + (H,)
-    h0 = np.zeros(shape) if h0 is None else np.asarray(h0, dtype=np.float64)
-    if h0.shape != shape:
-        raise ValueError(f"h0 has shape {h0.shape}, expected {shape}")
+    if h0 is None:
+        h0 = np.zeros(np.shape(checks.numeric("inputs", inputs))[:-1] + (H,))
+    inputs, targets, h0 = check_chunk(p, inputs, targets, h0, ndims=(1, 2))
     fwd, bwd = (forward, backward) if inputs.ndim == 1 else (forward_batch, backward_batch)
     analytic = np.empty_like(buf)
     (backward_fn or bwd)(p, fwd(p, inputs, targets, h0)[1], views(analytic, V, H))
@@ -251,9 +280,9 @@ def gradient_check(params, inputs, targets, h0=None, eps=1e-5, backward_fn=None)
     for i in range(buf.size):
         old = buf[i]
         buf[i] = old + eps
-        plus = fwd(p, inputs, targets, h0)[0].sum()
+        plus = fwd(p, inputs, targets, h0, check=False)[0].sum()
         buf[i] = old - eps
-        minus = fwd(p, inputs, targets, h0)[0].sum()
+        minus = fwd(p, inputs, targets, h0, check=False)[0].sum()
         buf[i] = old
         numeric[i] = (plus - minus) / (2 * eps)
     a, b = views(analytic, V, H), views(numeric, V, H)

@@ -75,7 +75,7 @@ def simulate(arch, cues, noise, carry, admission):
 def _draw(delay, noise_sd, trials, seed):
     """The reference program's draws from random.Random(seed): per trial, the cue, then its
     distractors -> cues (trials,), noise (delay, trials)."""
-    rng = random.Random(seed)
+    rng = random.Random(int(seed))     # (random.Random takes no NumPy integer)
     cues, noise = np.empty(trials), np.empty((trials, delay))
     for k in range(trials):
         cues[k] = 1.0 if rng.random() >= 0.5 else -1.0
@@ -117,7 +117,8 @@ def carry_challenge(delay, noise_sd, gated_carry, gated_admission, elman_carry, 
     from random.Random(seed) (see the module's docstring), the same for all three rows."""
     _check(delay, noise_sd, gated_carry, gated_admission, trials, gated=True)
     _check(delay, noise_sd, elman_carry, elman_admission, trials)
-    checks.seed("seed", seed)
+    if checks.seed("seed", seed) is None:
+        raise ValueError("seed must be an integer >= 0 (the reference program draws from random.Random(seed)), got None")
     # ∂h/∂cue by a central difference: |Δh| <= 2 + 2·delay, so eps >= 1e-12 keeps it finite
     checks.number("eps", eps, minimum=1e-12, maximum=1)
     cues, noise = _draw(int(delay), noise_sd, int(trials), seed)

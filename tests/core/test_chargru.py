@@ -4,6 +4,7 @@ Expected values come from SYLLABUS.md (ln 24 = 3.178, the unigram plateau ~2.6�
 independent computation here: central differences, the step-by-step reference in
 benchmarks/reference_chargru.py, collections.Counter. (The EMA's tests are in test_smoothing.py.)
 """
+import copy
 import importlib.util
 import math
 import warnings
@@ -486,3 +487,119 @@ def test_sampling_at_a_tiny_temperature_is_the_most_likely_character():
         text = m.sample(30, temperature=1e-320, rng=np.random.default_rng(0))
     assert len(text) == 30 and set(text) <= set(m.vocab)
     assert text == m.sample(30, temperature=1e-300, rng=np.random.default_rng(1))   # argmax both times
+
+
+# --- found by fuzzing (tests/core/test_fuzz.py): each of these failed before its fix -------------
+
+def _n_params(V, H):
+    """The parameter count by hand: Wz, Wr, Wh (H, V); Uz, Ur, Uh (H, H); bz, br, bh (H,); Wy; by."""
+    return 3 * H * V + 3 * H * H + 3 * H + V * H + V
+
+
+def test_a_model_too_large_to_allocate_is_refused_naming_the_size():
+    # was numpy's "array is too big" (unnamed) or a MemoryError
+    count = _n_params(24, 10 ** 9)
+    with pytest.raises(ValueError, match=rf"^hidden = 1000000000 asks for an array of shape \({count},\) "
+                                         rf"\({count:,} entries\); gleam allocates at most 16,777,216$"):
+        CharGRU(hidden=10 ** 9)
+    # a step's gate inputs are (K, B, 3H): 150,000 · 1 · 192 entries
+    with pytest.raises(ValueError, match=r"^seq_len = 150000 asks for an array of shape \(150000, 1, 192\) "
+                                         r"\(28,800,000 entries\)"):
+        CharGRU("ab" * 100_000, seq_len=150_000, hidden=64)
+    assert gm.n_params(24, 32) == _n_params(24, 32) == 6264
+    with pytest.raises(ValueError, match="^V must be an integer >= 1, got 'ab'$"):
+        gm.n_params("ab", 2)            # was a TypeError (a str times an int is a str)
+
+
+def test_sampling_is_bounded_and_its_generator_checked():
+    from gleam.chargru import MAX_SAMPLE_CHARS
+    m = CharGRU(hidden=4, seq_len=5)
+    assert MAX_SAMPLE_CHARS >= 240                                   # what chapter 7 shows
+    with pytest.raises(ValueError, match=rf"^n_chars must be an integer in \[0, {MAX_SAMPLE_CHARS}\], got 1000000000$"):
+        m.sample(10 ** 9)                                            # was a run of 10⁹ steps
+    for bad in (-1, "abc", 1.5, True):                               # were numpy's TypeError / ValueError
+        with pytest.raises(ValueError, match="^rng must be None or an integer >= 0, got"):
+            m.sample(5, rng=bad)
+    with pytest.raises(ValueError, match="^prefix must be None or a str, got int$"):
+        m.sample(5, prefix=3)
+    with pytest.raises(ValueError, match=f"^prefix must have 1 to {MAX_SAMPLE_CHARS:,} characters, got"):
+        m.sample(5, prefix="t" * (MAX_SAMPLE_CHARS + 1))
+    assert m.sample(20, rng=7) == m.sample(20, rng=np.random.default_rng(7))
+
+
+def test_a_gradient_check_refuses_indices_it_used_to_truncate():
+    m = CharGRU(hidden=4, seq_len=5)
+    with pytest.raises(ValueError, match=r"^inputs must be a non-empty \(K,\) or \(B, K\) array of character "
+                                         r"indices \(integers\), got float64 \(2,\)$"):
+        gradient_check(m.params, [0.5, 1.0], [1, 0])                 # was silently [0, 1]
+    with pytest.raises(ValueError, match=r"^targets must hold character indices in \[0, 24\), got 1 to 99$"):
+        gradient_check(m.params, [0, 1], [1, 99])
+    with pytest.raises(ValueError, match="^model_or_params must be a CharGRU or a params dict, got NoneType$"):
+        gradient_check(None, [0], [1])                               # was a TypeError
+    with pytest.raises(ValueError, match="^backward_fn must be None or a function"):
+        gm.gradient_check(m.params, [0], [1], backward_fn=3)
+
+
+def test_the_buffer_views_and_pack_check_what_they_are_given():
+    n = _n_params(3, 2)
+    for buffer in (np.zeros(n), np.zeros(2 * n)[::2]):
+        p = gm.views(buffer, 3, 2)
+        p["W"][...] = 1.0
+        assert buffer.sum() == 3 * 2 * 3            # W is (3H, V): the names are views
+    with pytest.raises(ValueError, match=r"^buffer must be a 1-D float64 array, got float64 \(45, 1\)$"):
+        gm.views(np.zeros((n, 1)), 3, 2)            # a column, not a flat buffer
+    with pytest.raises(ValueError, match="^V must be an integer >= 1, got 0$"):
+        gm.views(np.zeros(4), 0, -1)                # was numpy's "cannot reshape", unnamed
+    with pytest.raises(ValueError, match="^buffer must be a 1-D float64 array, got float$"):
+        gm.views(1.5, 3, 2)                         # was a TypeError
+    m = CharGRU(hidden=2, seq_len=3)
+    with pytest.raises(ValueError, match="^params must be a dict"):
+        gm.pack(None)                               # was a TypeError
+    with pytest.raises(ValueError, match="^Wz must be a 2-D array of numbers"):
+        gm.pack({**m.params, "Wz": m.params["Wz"] + 1j})      # was a warning, the imaginary part dropped
+    # every shape is checked before the buffer is allocated: H = 10⁵ from Wy alone asks for 3·10¹⁰
+    with pytest.raises(ValueError, match=r"^Wz has shape \(2, 24\), expected \(100000, 1\)"):
+        gm.pack({**m.params, "Wy": np.zeros((1, 10 ** 5)), "by": np.zeros(1)})
+    with pytest.raises(ValueError, match="^rng must be a numpy.random.Generator, got NoneType$"):
+        gm.init_params(np.zeros(n), 3, 2, None)     # was an AttributeError
+    with pytest.raises(ValueError, match=r"^scale must be a finite number in \[0, 1e\+100\], got 1e\+308$"):
+        gm.init_params(np.zeros(n), 3, 2, np.random.default_rng(0), scale=1e308)   # N(0,1)·1e308: inf
+
+
+def test_the_chunk_kernels_refuse_what_they_used_to_misread():
+    m = CharGRU(hidden=4, seq_len=5)
+    inputs, targets, h0 = m.next_chunk()
+    with pytest.raises(ValueError, match=r"^inputs must hold character indices in \[0, 24\), got -1 to 4$"):
+        gm.forward(m._p, np.array([-1, 1, 2, 3, 4]), targets, h0)    # was column −1 of W: the last one
+    with pytest.raises(ValueError, match=r"^h0 has shape \(1,\), expected \(4,\) \(H = 4\)$"):
+        gm.forward(m._p, inputs, targets, np.zeros(1))                # was broadcast to (4,)
+    with pytest.raises(ValueError, match="^p must be the dict of views chargru_math.views makes: it has no array W, U, b$"):
+        gm.forward(m.params, inputs, targets, h0)                     # was a KeyError
+    losses, cache = gm.forward(m._p, inputs, targets, h0)
+    with pytest.raises(ValueError, match="^cache must be the dict the forward returned: it has no array probs$"):
+        gm.backward(m._p, {k: v for k, v in cache.items() if k != "probs"}, m._g)
+    other = gm.views(np.zeros(_n_params(m.V + 1, m.H)), m.V + 1, m.H)
+    with pytest.raises(ValueError, match=r"^grads\['W'\] must be a writable contiguous float64 array of shape \(12, 24\)"):
+        gm.backward(m._p, cache, other)                               # was numpy's broadcast error
+    # check=False (the trainer's path) skips the checks and changes nothing else
+    unchecked, cache_u = gm.forward(m._p, inputs, targets, h0, check=False)
+    np.testing.assert_array_equal(unchecked, losses)
+    grads = [gm.views(np.zeros(_n_params(m.V, m.H)), m.V, m.H) for _ in range(2)]
+    dh = [gm.backward(m._p, c, g, check=check) for c, g, check in ((cache, grads[0], True), (cache_u, grads[1], False))]
+    np.testing.assert_array_equal(dh[0], dh[1])
+    np.testing.assert_array_equal(grads[0]["W"], grads[1]["W"])
+
+
+def test_a_diverged_model_whose_last_chunk_overflowed_copies_saves_and_loads():
+    # lr = 1e308: the first update makes weights of ~1e308, the next chunk overflows to NaN gates
+    m = CharGRU("abcab ca\nbb éa", hidden=4, seq_len=4, lr=1e308, seed=1)
+    stats = m.step(3)
+    assert stats.diverged and m.steps == 1 and np.isnan(stats.z).any()
+    for twin in (copy.deepcopy(m), CharGRU.from_bytes(m.to_bytes())):     # were "gates ... not finite"
+        assert twin.diverged and twin.steps == 1 and twin.step(5).n == 0
+        np.testing.assert_array_equal(twin._theta, m._theta)
+        np.testing.assert_array_equal(twin.step(0).z, stats.z)            # NaN where NaN
+    state = CharGRU(hidden=4, seq_len=4).state_dict()                    # a model that did not diverge
+    state["gates"] = np.full_like(state["gates"], np.nan)
+    with pytest.raises(ValueError, match="^gates has values that are not finite$"):
+        CharGRU.from_state(state)

@@ -258,3 +258,26 @@ def test_the_js_reference_trains_b_streams_as_gleam_does():
     for k in m.grads:
         assert np.max(np.abs(np.reshape(out["params"][k], m.params[k].shape) - m.params[k])) < 1e-9, k
     assert np.max(np.abs(np.array(out["h"]) - m.h)) < 1e-9 and tuple(out["pointers"]) == m.positions
+
+
+# --- found by fuzzing (tests/core/test_fuzz.py): each of these failed before its fix -------------
+
+def test_the_batched_kernels_refuse_what_does_not_fit_naming_it():
+    m = CharGRU(batch=3, hidden=4, seq_len=5)
+    inputs, targets, h0 = m.next_chunk()                               # (3, 5), (3, 5), (3, 4)
+    with pytest.raises(ValueError, match=r"^inputs must be a non-empty \(B, K\) array of character indices"):
+        gb.forward_batch(m._p, inputs[0], targets[0], h0[0])          # one chunk: was a ValueError of unpacking
+    with pytest.raises(ValueError, match=r"^h0 has shape \(1, 4\), expected \(3, 4\) \(H = 4\)$"):
+        gb.forward_batch(m._p, inputs, targets, h0[:1])                # was broadcast to the 3 streams
+    with pytest.raises(ValueError, match=r"^targets has shape \(3, 4\), expected \(3, 5\)"):
+        gb.forward_batch(m._p, inputs, targets[:, :4], h0)
+    with pytest.raises(ValueError, match=r"^inputs must hold character indices in \[0, 24\), got 0 to 24$"):
+        gb.forward_batch(m._p, np.where(inputs == inputs.max(), 24, inputs), targets, h0)   # was an IndexError
+    _, one = gm.forward(m._p, inputs[0], targets[0], h0[0])
+    with pytest.raises(ValueError, match=r"^cache\['inputs'\] must be a non-empty \(B, K\) array"):
+        gb.backward_batch(m._p, one, gm.views(np.zeros(m._theta.size), m.V, m.H))   # a one-chunk cache
+    _, cache = gb.forward_batch(m._p, inputs, targets, h0)
+    with pytest.raises(ValueError, match=r"^cache\['probs'\] must be a float64 array of shape \(15, 24\)"):
+        gb.backward_batch(m._p, dict(cache, probs=cache["probs"][:5]), gm.views(np.zeros(m._theta.size), m.V, m.H))
+    with pytest.raises(ValueError, match=r"^grads must be the dict of views chargru_math.views makes \(W, U, b, Wy, by, \.\.\.\), got NoneType$"):
+        gb.backward_batch(m._p, cache, None)

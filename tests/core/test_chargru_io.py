@@ -339,3 +339,43 @@ def test_the_script_needs_only_numpy_and_the_standard_library():
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert imported <= {"math", "numpy"} and "numpy" in imported
     assert "gleam" not in export_script(trained()).split("# </settings>")[1]
+
+
+# --- found by fuzzing (tests/core/test_fuzz.py): each of these failed before its fix -------------
+
+@pytest.mark.parametrize("seq_len", ["3", 2.5, float("nan"), 0, True])
+def test_check_corpus_checks_seq_len_too(seq_len):
+    # "3" was a TypeError, nan passed silently (len < nan + 1 is False)
+    with pytest.raises(ValueError, match="^seq_len must be an integer >= 1, got"):
+        check_corpus("abcabc", seq_len)
+
+
+@pytest.mark.parametrize("temperature", [float("nan"), float("inf"), 0.0, -1.0, "1", None, True])
+def test_the_script_is_written_only_for_a_temperature_it_can_sample_at(temperature):
+    # nan was written as `TEMPERATURE = nan`, a script that stops at its first line of settings
+    with pytest.raises(ValueError, match="^temperature must be a finite number > 0, got"):
+        export_script(CharGRU(hidden=4), temperature=temperature)
+    with pytest.raises(ValueError, match="^model must be a CharGRU, got NoneType$"):
+        export_script(None)                          # was an AttributeError
+
+
+def test_dumps_writes_only_what_it_can_write_and_names_the_part():
+    state = CharGRU(hidden=4, seq_len=5).state_dict()
+    with pytest.raises(ValueError, match=r"^state must be a dict \(a CharGRU.state_dict\(\)\), got NoneType$"):
+        chargru_io.dumps(None)                       # was an AttributeError
+    with pytest.raises(ValueError, match="^state lacks gates$"):
+        chargru_io.dumps({k: v for k, v in state.items() if k != "gates"})     # was a KeyError
+    with pytest.raises(ValueError, match="^state's settings must be plain JSON values, finite numbers"):
+        chargru_io.dumps({**state, "lr": float("nan")})                         # was json's message
+    with pytest.raises(ValueError, match=r"^state\['params'\]\['Wz'\] must be an array of numbers, got dtype object$"):
+        chargru_io.dumps({**state, "params": {**state["params"], "Wz": np.array([None])}})  # was pickled
+    with pytest.raises(ValueError, match=r"^state\['batch'\] must be an integer >= 1, got array"):
+        chargru_io.dumps({**state, "batch": np.array([1, 2])})   # was "truth value ... is ambiguous"
+    assert CharGRU.from_bytes(chargru_io.dumps(state)).to_bytes() == chargru_io.dumps(state)
+
+
+def test_a_state_of_a_huge_model_is_refused_by_its_shapes_before_anything_is_allocated():
+    state = CharGRU(hidden=4, seq_len=5).state_dict()
+    # was numpy's "array is too big": check_state made a buffer of n_params(V, 10⁹) to read shapes from
+    with pytest.raises(ValueError, match=r"^params.Wz has shape \(4, 24\), expected \(1000000000, 24\)$"):
+        chargru_io.check_state({**state, "hidden": 10 ** 9})

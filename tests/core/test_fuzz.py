@@ -14,10 +14,17 @@ Magnitudes: the scalar and array strategies reach the whole float range (subnorm
 The per-step kernels (cells, heads, sequence, SeqModel) are fuzzed with entries up to KERNEL
 (1e6) in size, since products of several inputs near 1e308 overflow by IEEE rules; there a
 NaN or inf input propagates to the result, which gleam.train reports as divergence.
+
+The char-level GRU's entries (gleam.chargru*) build small models (H, K <= 4, corpora of at most
+32 characters, lr and clip up to 1e308 and inf) and pass corpora up to and past check_corpus's
+limits. gleam.standalone_chargru, the script a learner takes home, is excused in RECORDS.
 """
+import copy
 import dataclasses
 import importlib
 import inspect
+import io
+import json
 import math
 import numbers
 import re
@@ -29,12 +36,15 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gleam import (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, checks,
+from gleam import (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
+                   chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, checks,
                    counting, dynamics, heads, losses, memory, optim, seqmodel, sequence,
-                   smoothing, train)
+                   seqmodel_inputs, smoothing, standalone_chargru, train)
 
-MODULES = (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, checks, counting,
-           dynamics, heads, losses, memory, optim, seqmodel, sequence, smoothing, train)
+MODULES = (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
+           chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, checks,
+           counting, dynamics, heads, losses, memory, optim, seqmodel, seqmodel_inputs, sequence,
+           smoothing, standalone_chargru, train)
 
 FUZZ = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                 phases=[Phase.explicit, Phase.generate],  # no shrinking: a failure is reported as found
@@ -294,6 +304,214 @@ def _unrolled(cell, broken, seed):
     return cell, caches, np.ones_like(hs), p
 
 
+# ---------------------------------------------------------------- the char-level GRU
+# what a message about a saved model may name: the file, or the part of the state it holds
+FILE = ("file", "saved model")
+STATE_PARTS = chargru_io.SETTINGS + ("batch", "params", "memory", "h", "gates", "last_loss",
+                                     "vocabulary", "model state", "position of stream")
+# texts for a corpus: small ones that train, and every kind check_corpus must refuse (empty, one
+# character, over MAX_CORPUS_CHARS, over MAX_VOCAB distinct, not a str), and the largest allowed
+SMALL_TEXT = st.text(st.sampled_from("abcé \n"), min_size=6, max_size=30).map(lambda s: "ab" + s)
+WIDE = "".join(chr(0x100 + i) for i in range(chargru_corpus.MAX_VOCAB + 1))    # 257 distinct
+LONG = "ab" * (chargru_corpus.MAX_CORPUS_CHARS // 2)                            # the longest allowed
+ODD_TEXTS = ["", "a", "aaaaaaaa", "ab", "\ud800ab\udfff" * 4, LONG, LONG + "c", WIDE, WIDE[:-1] * 2,
+             b"bytes, not text", ["a", "b"]]
+CORPORA = st.one_of(SMALL_TEXT, st.just(chargru.DEFAULT_CORPUS), st.text(max_size=40),
+                    st.sampled_from(range(len(ODD_TEXTS))).map(ODD_TEXTS.__getitem__),  # short reprs
+                    BAD_SCALARS)
+
+
+@st.composite
+def char_models(draw):
+    """A small CharGRU (B, lr and clip up to their extremes), trained a few steps."""
+    corpus = draw(SMALL_TEXT)
+    K = draw(st.integers(1, 4))
+    m = chargru.CharGRU(corpus, hidden=draw(st.integers(1, 4)), seq_len=K,
+                        batch=draw(st.integers(1, min(3, len(corpus) - K))),
+                        lr=draw(st.sampled_from([0.1, 5.0, 1e-300, 1e308])),
+                        clip=draw(st.sampled_from([5.0, INF, 1e-300, 1e300])),
+                        seed=draw(st.integers(0, 5)))
+    m.step(draw(st.integers(0, 3)))
+    return m
+
+
+def _char_call(method):
+    def run(model, *args, **kw):
+        if method == "lr":
+            model.lr = args[0]
+            return model.lr_history
+        if method in ("copy", "deepcopy"):
+            return getattr(copy, method)(model)
+        return getattr(model, method)(*args, **kw)
+    run.__name__ = run.__qualname__ = f"CharGRU.{method}"
+    if method not in ("lr", "copy", "deepcopy"):
+        run.__wrapped__ = getattr(chargru.CharGRU, method)     # the method's argument names
+    return run
+
+
+def char_method(method, *args, **kwargs):
+    return st.tuples(st.tuples(char_models(), *args), st.fixed_dictionaries(kwargs))
+
+
+@st.composite
+def sample_args(draw, preview):
+    """(model, n_chars), {temperature, rng, prefix}: a prefix from the vocabulary, or not."""
+    m = draw(char_models())
+    kw = {"temperature": draw(real(0))}
+    if not preview:
+        kw["rng"] = draw(st.one_of(st.none(), rng(), size(0, 10 ** 6)))
+        kw["prefix"] = draw(st.one_of(st.none(), st.text(st.sampled_from(m.vocab), min_size=1, max_size=4),
+                                      st.sampled_from(["", "Z", "\ud800", m.vocab * 3]), BAD_SCALARS))
+    return (m, draw(size(0, 20))), kw
+
+
+@st.composite
+def char_states(draw):
+    """A CharGRU's state_dict(), now and then with a key gone or a value replaced."""
+    state = draw(char_models()).state_dict()
+    k = draw(st.integers(0, 7))
+    key = draw(st.sampled_from(sorted(state)))
+    if k == 0:
+        del state[key]
+    elif k == 1:
+        state[key] = draw(st.one_of(BAD_SCALARS, st.just(10 ** 9), st.just("x")))
+    elif k in (2, 3):
+        group = "params" if k == 2 else "memory"
+        name = draw(st.sampled_from(chargru_math.NAMES))
+        state[group] = {**state[group], name: draw(_bad_arrays(state[group][name].shape))}
+    elif k == 4:
+        state["h"] = draw(_bad_arrays(state["h"].shape))
+    elif k == 5:
+        state = draw(BAD_SCALARS)
+    return state
+
+
+def _rewritten(data, key, value):
+    """The .npz `data` with its header's `key` set to `value` (None: removed)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as f:
+        content = {k: f[k] for k in f.files}
+    header = json.loads(str(content["header"]))
+    header.pop(key) if value is None else header.update({key: value})
+    content["header"] = np.array(json.dumps(header))
+    out = io.BytesIO()
+    np.savez(out, **content)
+    return out.getvalue()
+
+
+@st.composite
+def model_files(draw):
+    """A saved CharGRU's bytes, now and then cut short, damaged, rewritten or not bytes at all."""
+    data = draw(char_models()).to_bytes()
+    k = draw(st.integers(0, 6))
+    if k == 0:
+        data = data[:draw(st.integers(0, len(data) - 1))]
+    elif k == 1:
+        at = draw(st.integers(0, len(data) - 1))
+        data = data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
+    elif k == 2:
+        data = draw(st.binary(max_size=64))
+    elif k == 3:
+        data = _rewritten(data, draw(st.sampled_from(chargru_io.SETTINGS + ("version", "batch"))),
+                          draw(st.sampled_from([None, -1, 10 ** 9, 2.5, "x", [], {}, True, 1e308])))
+    elif k == 4:
+        data = draw(BAD_SCALARS)
+    return data
+
+
+@st.composite
+def chunk_args(draw, batched):
+    """(p, inputs, targets, h0) for chargru_math.forward (batched: chargru_batch.forward_batch)."""
+    V, H, K = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    lead = (2, K) if batched else (K,)
+    buffer = draw(hnp.arrays(np.float64, (chargru_math.n_params(V, H),),
+                             elements=st.floats(-KERNEL, KERNEL)))
+    p = chargru_math.views(buffer, V, H)
+    k = draw(st.integers(0, 9))
+    if k == 0:
+        p = draw(st.one_of(BAD_SCALARS, st.just({})))
+    elif k == 1:
+        p = {name: p[name] for name in chargru_math.NAMES}            # the per-gate views only
+    elif k == 2:
+        p = dict(p, W=draw(_bad_arrays(p["W"].shape)))
+    inputs = draw(iarray(lead, 0, V - 1))
+    targets = draw(iarray(lead, 0, V - 1))
+    h0 = draw(farray(lead[:-1] + (H,), KERNEL))
+    return p, inputs, targets, h0
+
+
+@st.composite
+def chunk_backward_args(draw, batched):
+    """(p, cache, grads) from a real forward of good arguments; cache or grads now and then wrong."""
+    V, H, K = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    lead = (2, K) if batched else (K,)
+    p = chargru_math.views(draw(hnp.arrays(np.float64, (chargru_math.n_params(V, H),),
+                                           elements=st.floats(-KERNEL, KERNEL))), V, H)
+    inputs = draw(hnp.arrays(np.int64, lead, elements=st.integers(0, V - 1)))
+    targets = draw(hnp.arrays(np.int64, lead, elements=st.integers(0, V - 1)))
+    h0 = draw(hnp.arrays(np.float64, lead[:-1] + (H,), elements=st.floats(-1, 1)))
+    forward = chargru_batch.forward_batch if batched else chargru_math.forward
+    with np.errstate(all="ignore"):
+        cache = forward(p, inputs, targets, h0)[1]
+    grads = chargru_math.views(np.zeros(chargru_math.n_params(V, H)), V, H)
+    k = draw(st.integers(0, 11))
+    if k == 0:
+        cache = draw(st.one_of(BAD_SCALARS, st.just({})))
+    elif k == 1:
+        cache = {key: v for key, v in cache.items() if key != draw(st.sampled_from(sorted(cache)))}
+    elif k == 2:
+        key = draw(st.sampled_from(sorted(cache)))
+        cache = dict(cache, **{key: draw(_bad_arrays(cache[key].shape))})
+    elif k == 3:
+        cache = dict(cache, inputs=cache["inputs"] + V)
+    elif k == 4:
+        grads = draw(st.one_of(BAD_SCALARS, st.just({})))
+    elif k == 5:
+        grads = chargru_math.views(np.zeros(chargru_math.n_params(V + 1, H)), V + 1, H)
+    elif k == 6:
+        p = draw(st.one_of(BAD_SCALARS, st.just({name: p[name] for name in chargru_math.NAMES})))
+    return p, cache, grads
+
+
+def _chunk_backward(backward):
+    def run(p, cache, grads):
+        return backward(p, cache, grads), grads
+    run.__name__ = run.__qualname__ = backward.__name__
+    return run
+
+
+@st.composite
+def check_args(draw, of_model):
+    """Arguments of a gradient check: a model's params (or the model) and a chunk for them."""
+    m = draw(char_models())
+    B = draw(st.sampled_from([None, 2]))
+    lead = (draw(st.integers(1, 4)),) if B is None else (B, draw(st.integers(1, 4)))
+    first = m if of_model and draw(st.booleans()) else {k: v.copy() for k, v in m.params.items()}
+    k = draw(st.integers(0, 9))
+    if k == 0:
+        first = draw(st.one_of(BAD_SCALARS, st.just({})))
+    elif k == 1 and isinstance(first, dict):
+        name = draw(st.sampled_from(chargru_math.NAMES))
+        first = dict(first, **{name: draw(_bad_arrays(m.params[name].shape))})
+    elif k == 2 and isinstance(first, dict):
+        first.pop(draw(st.sampled_from(chargru_math.NAMES)))
+    inputs = draw(st.one_of(st.none(), iarray(lead, 0, m.V - 1))) if of_model else \
+        draw(iarray(lead, 0, m.V - 1))
+    targets = draw(st.one_of(st.none(), iarray(lead, 0, m.V - 1))) if of_model else \
+        draw(iarray(lead, 0, m.V - 1))
+    h0 = draw(st.one_of(st.none(), farray(lead[:-1] + (m.H,), 1)))
+    return (first, inputs, targets, h0), {"eps": draw(real(0, 1))}
+
+
+@st.composite
+def buffers(draw):
+    """(buffer, V, H): a flat buffer, mostly of the size the sizes ask for."""
+    V, H = draw(size(1, 3)), draw(size(1, 3))
+    n = chargru_math.n_params(V, H) if all(type(s) is int and 0 < s < 10 for s in (V, H)) else 4
+    buffer = draw(st.one_of(farray((n,)), farray((n + 1,)), st.just(np.zeros((n, 1))),
+                            st.just(np.zeros(2 * n)[::2])))
+    return buffer, V, H
+
+
 # ---------------------------------------------------------------- the table
 def _max_abs(value):
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
@@ -324,6 +542,24 @@ def minus_inf_only(result, args, kwargs):
     """Exact zeros on a log scale: −inf is the answer; NaN and +inf still fail."""
     leaves = result.values() if isinstance(result, dict) else [result]
     return all(not np.any(np.isnan(v)) and not np.any(np.isposinf(v)) for v in leaves)
+
+
+def state_nonfinite(result, args, kwargs):
+    """A CharGRU's state: last_loss is NaN before any step (inf or NaN after a refused one), a
+    refused chunk's gates may have overflowed to NaN, clip = inf is no clipping; the rest is finite."""
+    rest = {k: v for k, v in result.items() if k not in ("last_loss", "gates", "clip")}
+    return _finite(rest) and (result["diverged"] or _finite(result["gates"]))
+
+
+def underflowed_losses(result, args, kwargs):
+    """A chunk's forward: a loss is +inf where its probability underflowed to 0; never NaN."""
+    losses, cache = result
+    return not np.any(np.isnan(losses) | np.isneginf(losses)) and _finite(cache)
+
+
+def failed_loudly(result, args, kwargs):
+    """A gradient check: +inf where a gradient is not finite (a failure by any threshold), never NaN."""
+    return all(not math.isnan(v) and v >= 0 for v in result.values())
 
 
 class Entry(NamedTuple):
@@ -386,6 +622,7 @@ TABLE = [
     *[step for cell in cell_names.CELL_NAMES for step in _steps(cell)],
     # -- cells_common
     E(cells_common.sigmoid, call(farray((3,)))),
+    E(cells_common.gate_sigmoid, call(farray((3,)))),
     E(cells_common.logit, call(unit_array((3,))),
       nonfinite=lambda r, a, k: True),  # logit(0) = −inf, logit(1) = +inf: exact at the ends
     E(cells_common.outer_sum, call(farray((2, 3), KERNEL), farray((2, 4), KERNEL)),
@@ -549,6 +786,61 @@ TABLE = [
     # -- smoothing
     E(smoothing.ema, call(farray((4,)), decay=real(0, 1), start=st.one_of(st.none(), real()))),
     E(smoothing.ema_lag, call(real(0, 1))),
+    # -- the char-level GRU (small models; corpora up to the limits and past them)
+    E(chargru_corpus.check_corpus, call(CORPORA, size(1, 30))),
+    E(chargru_corpus.decode_corpus, call(st.one_of(
+        st.binary(max_size=40), st.text(max_size=30).map(lambda t: t.encode("utf-8")),
+        st.text(max_size=30).map(lambda t: t.encode("utf-16")),
+        st.sampled_from([b"", b"\xff\xfe\0\0a\0\0\0", b"ab\0cd", bytearray(b"ab\r\ncd"),
+                         memoryview(b"abc"), b"x" * (chargru_corpus.MAX_FILE_BYTES + 1), "text"]),
+        BAD_SCALARS)), aliases=("file",)),
+    E(chargru.CharGRU, call(CORPORA, hidden=size(1, 6), seq_len=size(1, 6),
+                            lr=real(0), clip=st.one_of(real(0), st.just(INF)),
+                            seed=st.one_of(st.none(), size(0, 10 ** 6)), batch=size(1, 4)),
+      aliases=("corpus",)),
+    E(_char_call("step"), char_method("step", size(0, 4)),
+      nonfinite=lambda r, a, k: r.diverged, covers=(chargru.CharGRU,)),
+    E(_char_call("sample"), sample_args(False), aliases=("n_chars", "rng", "prefix")),
+    E(_char_call("sample_preview"), sample_args(True), aliases=("n_chars",)),
+    E(_char_call("reset"), char_method("reset", st.one_of(st.none(), size(0, 10 ** 6)))),
+    E(_char_call("lr"), char_method("lr", real(0)), aliases=("lr",)),
+    E(_char_call("next_chunk"), char_method("next_chunk")),
+    E(_char_call("state_dict"), char_method("state_dict"), nonfinite=state_nonfinite),
+    E(_char_call("to_bytes"), char_method("to_bytes")),
+    E(_char_call("deepcopy"), char_method("deepcopy")),
+    E(chargru.CharGRU.from_state, call(char_states()), aliases=STATE_PARTS),
+    E(chargru.CharGRU.from_bytes, call(model_files()), aliases=FILE + STATE_PARTS),
+    E(chargru.gradient_check, check_args(True), aliases=("params", "inputs", "targets", "h0")
+      + chargru_math.NAMES, nonfinite=failed_loudly),
+    E(chargru_math.n_params, call(size(), size())),
+    E(chargru_math.shapes, call(size(), size())),
+    E(chargru_math.views, buffers().map(lambda b: (b, {}))),
+    E(chargru_math.pack, check_args(False).map(lambda c: ((c[0][0],), {})),
+      aliases=chargru_math.NAMES),
+    E(chargru_math.init_params, buffers().flatmap(lambda b: call(
+        st.just(b[0]), st.just(b[1]), st.just(b[2]), rng(), scale=real()))),
+    E(chargru_math.forward, chunk_args(False).map(lambda a: (a, {})), nonfinite=underflowed_losses),
+    E(_chunk_backward(chargru_math.backward), chunk_backward_args(False).map(lambda a: (a, {})),
+      covers=(chargru_math.backward,)),
+    E(chargru_math.gradient_check, check_args(False).flatmap(lambda c: st.tuples(
+        st.just(c[0]), st.fixed_dictionaries({"eps": st.just(c[1]["eps"]), "backward_fn": st.one_of(
+            st.none(), st.just(chargru_math.backward), BAD_SCALARS)}))),
+      aliases=chargru_math.NAMES + ("cache",),  # backward on B chunks: its own check names its cache
+      nonfinite=failed_loudly),
+    E(chargru_batch.forward_batch, chunk_args(True).map(lambda a: (a, {})),
+      nonfinite=underflowed_losses),
+    E(_chunk_backward(chargru_batch.backward_batch), chunk_backward_args(True).map(lambda a: (a, {})),
+      covers=(chargru_batch.backward_batch,)),
+    E(chargru_batch.check_chunk, st.tuples(st.booleans(), st.sampled_from([(1,), (2,), (1, 2)])).flatmap(
+        lambda b: chunk_args(b[0]).map(lambda a: (a + (b[1],), {})))),
+    E(chargru_batch.check_cache, st.tuples(st.booleans()).flatmap(
+        lambda b: chunk_backward_args(b[0]).map(lambda a: (a + ((2,) if b[0] else (1,),), {})))),
+    E(chargru_export.export_script, call(st.one_of(char_models(), BAD_SCALARS),
+                                         temperature=real(0))),
+    E(chargru_io.dumps, call(char_states()), aliases=("state",)),
+    E(chargru_io.loads, call(model_files()), aliases=FILE + STATE_PARTS,
+      nonfinite=lambda r, a, k: True),  # the arrays as the file holds them: check_state judges
+    E(chargru_io.check_state, call(char_states()), aliases=STATE_PARTS),
 ]
 
 # public names that are plain records or registries, with no input to check
@@ -559,6 +851,17 @@ RECORDS = {
     train.EpochStats: "what Trainer.fit_epoch reports",
     optim.Diverged: "an exception type",
     cells_common.guarded: "the decorator of the cells' kernels, fuzzed through them",
+    chargru.ChunkStats: "what CharGRU.step reports",
+    # SeqModel's input checks, called only by SeqModel.forward: fuzzed through the model's entries
+    **{f: "SeqModel's input checks, fuzzed through SeqModel's entries"
+       for f in (seqmodel_inputs.model_inputs, seqmodel_inputs.initial_state,
+                 seqmodel_inputs.check_intervene, seqmodel_inputs.apply_intervention)},
+    # gleam.standalone_chargru is the script a learner takes home (chargru_export writes its
+    # settings into it): Python and NumPy only, written to be read, its settings constants, not
+    # arguments. Its functions take what train() builds, so it keeps no argument checks.
+    **{getattr(standalone_chargru, name): "the take-home script (standalone_chargru's docstring)"
+       for name in ("sigmoid", "init_params", "gru_step", "gru_step_backward", "chunk_loss",
+                    "learning_rate", "train", "sample", "main")},
 }
 
 
@@ -578,7 +881,7 @@ def _finite(value, seen=0):
         return all(_finite(v, seen + 1) for v in value)
     if dataclasses.is_dataclass(value):
         return all(_finite(getattr(value, f.name), seen + 1) for f in dataclasses.fields(value))
-    if isinstance(value, seqmodel.SeqModel):
+    if isinstance(value, (seqmodel.SeqModel, chargru.CharGRU)):
         return _finite(value.params, seen + 1)
     return True
 

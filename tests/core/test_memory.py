@@ -76,3 +76,12 @@ def test_messages_name_the_argument_and_the_requirement():
         memory.simulate("rnn", np.ones(2), np.zeros((1, 2)), 0.9, 0.1)
     with pytest.raises(ValueError, match="preset must be one of"):
         memory.run_preset("nonsense")
+
+
+def test_the_seed_is_an_integer_random_random_can_take():
+    """random.Random(seed) would take None (the clock) and refuse a NumPy integer: gleam says
+    which seeds it takes, and a NumPy integer draws as the same Python integer does."""
+    with pytest.raises(ValueError, match="^seed must be an integer >= 0"):
+        memory.carry_challenge(4, 0.1, 0.9, 0.1, 0.9, 0.1, trials=5, seed=None)
+    assert memory.carry_challenge(4, 0.1, 0.9, 0.1, 0.9, 0.1, trials=50, seed=np.int64(7)) == \
+        memory.carry_challenge(4, 0.1, 0.9, 0.1, 0.9, 0.1, trials=50, seed=7)
