@@ -190,7 +190,7 @@ def init_weights(shapes, rng, scale, n):
 
 
 def gate_sigmoid(a):
-    """σ(a) for the gates of the batched research cells (gru_torch here, lstm): with
+    """σ(a) for the gates of the batched research cells (gru_torch, lstm): with
     e = e^(−|a|), which never overflows, σ = 1 / (1 + e) for a >= 0 and e / (1 + e) below.
     Exactly 1 and 0 at ±inf (a pinned gate), NaN stays NaN. Several times faster than
     cells_common.sigmoid's exp(−log(1 + e^(−a))) and no less exact (largest relative error

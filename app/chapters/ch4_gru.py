@@ -75,11 +75,9 @@ class GRUChapter(ChapterViewer):
         """Move the sliders to a preset in the current convention: the hand example's gates, or
         unit 1 writing and unit 2 holding ("write" is z = 1 in the textbook convention and z = 0 in
         PyTorch's, where z keeps)."""
-        example = examples.chapter4_gru_hand_example(CONVENTIONS[self.convention])
-        z = example["z"] if preset == "hand" else (1.0, 0.0) if self.convention == "textbook" else (0.0, 1.0)
         self._preset, self._setting = preset, True
         try:
-            self.param.update(z1=z[0], z2=z[1], r1=example["r"][0], r2=example["r"][1])
+            self.param.update(**dict(zip(GATES, self._preset_gates(preset))))
         finally:
             self._setting = False
         self._redraw()                     # (the sliders may not have moved)
@@ -95,8 +93,21 @@ class GRUChapter(ChapterViewer):
 
     @param.depends("z1", "z2", "r1", "r2", watch=True)
     def _moved(self):
-        if not self._setting:
+        if not self._setting and not self._at_preset():
             self._preset = None            # the learner's own gates from now on
+
+    def _at_preset(self):
+        """The sliders still show the preset's gates (to 1e-9: the two conventions compute the
+        same gates with sums in another order, which can differ in the last bit; a slider's
+        step is 1e-4)."""
+        return self._preset is not None and all(
+            abs(getattr(self, g) - w) <= 1e-9 for g, w in zip(GATES, self._preset_gates(self._preset)))
+
+    def _preset_gates(self, preset):
+        """(z1, z2, r1, r2) of a preset in the current convention."""
+        example = examples.chapter4_gru_hand_example(CONVENTIONS[self.convention])
+        z = example["z"] if preset == "hand" else (1.0, 0.0) if self.convention == "textbook" else (0.0, 1.0)
+        return (*z, *example["r"])
 
     def _label_sliders(self):
         """Say on every slider what its gate does in this convention."""
