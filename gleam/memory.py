@@ -19,6 +19,7 @@ cues and distractors, and one draw serves them. A trial is correct when (h_final
 same distractors (f: the final state written from tanh(cue)); a row reports the mean margin and
 the median sensitivity.
 """
+import functools
 import random
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ import numpy as np
 from . import checks
 from .dynamics import half_life
 
-__all__ = ["CarryPreset", "PRESETS", "ARCHITECTURES", "simulate", "carry_challenge", "run_preset"]
+__all__ = ["CarryPreset", "PRESETS", "ARCHITECTURES", "simulate", "draws", "carry_challenge", "run_preset"]
 
 # the rows of a challenge, in order: the plain RNN, then the two gated paths
 ARCHITECTURES = ("elman", "lstm", "gru")
@@ -52,8 +53,10 @@ PRESETS = {
 }
 
 
-def simulate(arch, cues, noise, carry, admission):
-    """Final states (trials,) for cues (trials,) and noise (delay, trials), vectorised over trials."""
+def simulate(arch, cues, noise, carry, admission, every_step=False):
+    """Final states (trials,) for cues (trials,) and noise (delay, trials), vectorised over
+    trials; every_step=True: the whole trajectory h_0 … h_delay, (delay + 1, trials)."""
+    every_step = checks.flag("every_step", every_step)
     checks.one_of("arch", arch, ARCHITECTURES)
     cues = checks.array("cues", cues)
     noise = checks.array("noise", noise)
@@ -64,23 +67,42 @@ def simulate(arch, cues, noise, carry, admission):
         raise ValueError(f"cues {cues.shape} and noise {noise.shape} must be (trials,) and (delay, trials)")
     # write: h_0 = tanh(cue)
     h = np.tanh(cues)
+    path = [h]
     for x in noise:
         if arch == "elman":
             h = np.tanh(carry * h + admission * x)
         else:
             h = carry * h + admission * np.tanh(x)
-    return h
+        if every_step:
+            path.append(h)
+    return np.array(path) if every_step else h
 
 
-def _draw(delay, noise_sd, trials, seed):
+def draws(delay, noise_sd, trials=5000, seed=46):
     """The reference program's draws from random.Random(seed): per trial, the cue, then its
-    distractors -> cues (trials,), noise (delay, trials)."""
-    rng = random.Random(int(seed))     # (random.Random takes no NumPy integer)
+    distractors -> cues (trials,), noise (delay, trials), both read-only (the last few draws
+    are kept: moving a carry or admission slider draws nothing again)."""
+    delay = checks.integer("delay", delay, minimum=0, whole_floats=True)
+    trials = checks.integer("trials", trials, minimum=1, whole_floats=True)
+    checks.entries("delay and trials", (delay, trials), (delay, trials))
+    noise_sd = checks.number("noise_sd", noise_sd, minimum=0)
+    if checks.seed("seed", seed) is None:
+        raise ValueError("seed must be an integer >= 0 (the reference program draws from "
+                         "random.Random(seed)), got None")
+    return _draw(delay, noise_sd, trials, int(seed))
+
+
+@functools.lru_cache(maxsize=8)
+def _draw(delay, noise_sd, trials, seed):
+    rng = random.Random(seed)
     cues, noise = np.empty(trials), np.empty((trials, delay))
     for k in range(trials):
         cues[k] = 1.0 if rng.random() >= 0.5 else -1.0
         noise[k] = [rng.gauss(0.0, noise_sd) for _ in range(delay)]
-    return cues, noise.T
+    noise = noise.T.copy()
+    cues.setflags(write=False)
+    noise.setflags(write=False)
+    return cues, noise
 
 
 def _check(delay, noise_sd, carry, admission, trials, gated=False):
@@ -117,11 +139,9 @@ def carry_challenge(delay, noise_sd, gated_carry, gated_admission, elman_carry, 
     from random.Random(seed) (see the module's docstring), the same for all three rows."""
     _check(delay, noise_sd, gated_carry, gated_admission, trials, gated=True)
     _check(delay, noise_sd, elman_carry, elman_admission, trials)
-    if checks.seed("seed", seed) is None:
-        raise ValueError("seed must be an integer >= 0 (the reference program draws from random.Random(seed)), got None")
     # ∂h/∂cue by a central difference: |Δh| <= 2 + 2·delay, so eps >= 1e-12 keeps it finite
     checks.number("eps", eps, minimum=1e-12, maximum=1)
-    cues, noise = _draw(int(delay), noise_sd, int(trials), seed)
+    cues, noise = draws(delay, noise_sd, trials, seed)
     rows = [_report("elman", cues, noise, elman_carry, elman_admission, eps)]
     rows += [_report(a, cues, noise, gated_carry, gated_admission, eps) for a in ARCHITECTURES[1:]]
     return rows

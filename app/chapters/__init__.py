@@ -17,7 +17,7 @@ REGISTRY = {
     "7": "app.chapters.ch7_live:LiveLabChapter",
     "8": "app.chapters.ch8_beyond:BeyondChapter",
     "9": "app.chapters.ch9_cheatsheet:CheatSheetChapter",
-    "memory": "app.chapters.prose:ProseChapter",
+    "memory": "app.chapters.memory_lab:MemoryLabChapter",
     "extrapolation": "app.chapters.prose:ProseChapter",
 }
 

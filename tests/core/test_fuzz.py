@@ -713,12 +713,13 @@ TABLE = [
     E(losses.sample, call(farray((5,)), rng(), temperature=real(0))),
     # -- memory
     E(memory.simulate, call(choice(memory.ARCHITECTURES), farray((4,)), farray((3, 4)),
-                            real(0, 1), real(0, 1))),
+                            real(0, 1), real(0, 1), every_step=flag())),
     E(memory.carry_challenge, call(size(0, 8), real(0, 2), real(0, 1), real(0, 1), real(0, 1),
                                    real(0, 2), trials=size(1, 50), seed=size(0, 9),
                                    eps=real(1e-12, 1)),
       aliases=("carry", "admission"), nonfinite=half_life_of_one),
     E(memory.run_preset, call(choice(memory.PRESETS), trials=size(1, 50)), aliases=("preset",)),
+    E(memory.draws, call(size(0, 8), real(0, 2), trials=size(1, 50), seed=size(0, 9))),
     # -- optim
     E(optim.global_norm, call(st.one_of(st.builds(lambda a: {"w": a}, farray((3,))),
                                         BAD_SCALARS)),
