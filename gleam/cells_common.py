@@ -65,8 +65,12 @@ def _shape_text(names, values):
 def check_step_inputs(x, h, d, n, h_name="h"):
     """Return x and h as float arrays; ValueError naming the array if a shape is wrong.
 
-    Cheap enough for the per-step path: a handful of integer comparisons.
+    Cheap enough for the per-step path: a handful of integer comparisons. Complex values are
+    refused (a cast to float would drop their imaginary parts without a word).
     """
+    for name, a in (("x", x), (h_name, h)):
+        if np.iscomplexobj(a):
+            raise ValueError(f"{name} must hold real numbers, got complex values")
     try:
         x = np.asarray(x, dtype=float)
     except (TypeError, ValueError):

@@ -1003,6 +1003,9 @@ def test_the_failures_the_issue_found_are_refused_or_finite():
     assert counting.matching_width("gru", 1e308, 3) > 0
     with pytest.raises(ValueError, match="exceeds the float range"):
         heads.regression_bound(np.array([[1e308, 1e308]]), np.array([0.0]))
+    # a complex step input was cast to float with a warning, its imaginary part dropped
+    with pytest.raises(ValueError, match="^x must hold real numbers, got complex values$"):
+        cells_common.check_step_inputs(np.array([1 + 2j, 0.0]), np.zeros(2), 2, 2)
 
 
 def test_the_safe_softmax_path_agrees_with_the_ordinary_one_where_both_work():
