@@ -8,8 +8,8 @@ Starts `panel serve app/` on 127.0.0.1 and drives Debian's headless chromium thr
    each click's round trip (the click to the page's step counter showing the new count) — the
    baseline of the same run;
 2. `--sessions` other pages open chapter 7 at the largest size a session may ask for (H = the
-   hidden-size menu's largest, a corpus with gleam's largest allowed alphabet, the most parallel
-   streams the page offers, if it offers any) and press Train;
+   hidden-size menu's largest, a corpus with gleam's largest allowed alphabet, then the most
+   parallel streams the server accepts at that size) and press Train;
 3. while they train, the probe clicks Step again, timed the same way.
 
 Also the server's resident memory (VmRSS of the panel process) before any session, with the probe,
@@ -107,14 +107,22 @@ class Lab:
         hidden = self.page.locator(".gl-ch7-hidden select")
         options = [int(o) for o in hidden.locator("option").all_inner_texts()]
         hidden.select_option(str(max(options)))
-        streams = self.page.locator(".gl-ch7-B select")
-        if streams.count():
-            streams.select_option(str(max(int(o) for o in streams.locator("option").all_inner_texts())))
         self.page.locator(".gl-ch7-draft textarea").fill(corpus)
         self.page.locator(".gl-ch7-draft textarea").dispatch_event("change")
         self.click("gl-ch7-apply")
         self.wait(lambda: self.text("ch7.chance") == f"{math.log(len(set(corpus))):.3f}", timeout=60)
-        return max(options)
+        streams, used = self.page.locator(".gl-ch7-B select"), 1
+        if streams.count():            # the most streams the server allows at this size
+            for b in sorted((int(o) for o in streams.locator("option").all_inner_texts()), reverse=True):
+                if b == 1:
+                    break
+                streams.select_option(str(b))
+                self.wait(lambda: self.text("ch7.streams") == str(b) or "shared server" in self.text("ch7.error"),
+                          timeout=30)
+                if self.text("ch7.streams") == str(b):
+                    used = b
+                    break
+        return max(options), used
 
     def train(self):
         self.click("gl-ch7-train")
@@ -159,7 +167,7 @@ def main():
             corpus, trainers = widest_corpus(), []
             for _ in range(args.sessions):
                 lab = Lab(browser.new_context(), url)
-                out["hidden"] = lab.make_largest(corpus)
+                out["hidden"], out["streams"] = lab.make_largest(corpus)
                 trainers.append(lab)
             out["vocab"] = len(set(corpus))
             for lab in trainers:
@@ -176,7 +184,8 @@ def main():
         log.close()
     out["loaded_over_idle"] = round(out["loaded"]["median_ms"] / out["idle"]["median_ms"], 2)
     print(f"panel serve, one process; {args.sessions} sessions training at H = {out['hidden']}, "
-          f"V = {out['vocab']}; the probe's Step round trip:")
+          f"B = {out['streams']}, V = {out['vocab']} (the largest the server allows); "
+          "the probe's Step round trip:")
     print(f"  {'':24}{'median ms':>10}{'p95 ms':>10}")
     for phase in ("idle", "loaded"):
         print(f"  {phase:24}{out[phase]['median_ms']:>10}{out[phase]['p95_ms']:>10}")

@@ -234,9 +234,10 @@ def test_a_paste_over_the_corpus_limit_arrives_whole_and_is_refused(shared_lab):
 
 def test_values_a_client_sends_past_the_widgets_are_refused_beside_them(shared_lab):
     """A client that sets the widgets' models directly can send what no widget offers: a hidden
-    size not among the options (0, 100000), a temperature out of range or NaN, a corpus past the
-    box's maxlength or with 20,000 distinct characters. Each is refused with a message, the control
-    shows the value in force again, and the model in use is kept and trains on."""
+    size not among the options (0, 100000), a temperature out of range or NaN, a negative
+    learning rate, a corpus past the box's maxlength or with 20,000 distinct characters. Each is
+    refused with a message, the control shows the value in force again, and the model in use is
+    kept and trains on."""
     lab = shared_lab
     fresh_default(lab)
     for bad in ("0", "100000"):
@@ -255,6 +256,12 @@ def test_values_a_client_sends_past_the_widgets_are_refused_beside_them(shared_l
         wait_until(lambda: lab.model_value("gl-ch7-temp") == 1.0, page=lab.page,
                    message="for the slider to show 1.0 again")
     assert lab.text("ch7.temperature") == "1.00"
+    lab.set_model("gl-ch7-lr", "value", -1)                        # a rate gleam refuses
+    message = lab.wait_text("ch7.error", lambda t: t.startswith("Learning rate not applied"),
+                            what="the rate refused")
+    assert "lr = 0.1" in message, message
+    wait_until(lambda: lab.model_value("gl-ch7-lr") == 0.1, page=lab.page,
+               message="for the box to show the rate in use again")
     many = "".join(chr(0x4E00 + i) for i in range(20_000))        # 20,000 distinct characters
     lab.set_model("gl-ch7-draft", "value", many)
     lab.click("gl-ch7-apply")
