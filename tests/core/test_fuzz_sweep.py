@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gleam import sweep_runs, sweep_tasks
+from gleam import sweep_memory, sweep_runs, sweep_tasks
 from gleam.sweep import __main__ as cli
 from gleam.sweep import grid, results, runner, summary
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, FUZZ, E, call, check_call, choice,
                                   missing_entries, real, rng, size, sometimes_bad)
 
-MODULES = (grid, results, summary, runner, sweep_runs, sweep_tasks, cli)
+MODULES = (grid, results, summary, runner, sweep_runs, sweep_tasks, sweep_memory, cli)
 HERE = "tests.core.test_fuzz_sweep"
 _TMP = tempfile.mkdtemp(prefix="gleam-fuzz-sweep-")       # the fuzzed sweeps write here
 atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
@@ -161,6 +161,19 @@ def split_configs():
         sizes, optional={**rest, **({"typo": st.just(1)} if k == 1 else {})}))
 
 
+def memory_configs():
+    """Small configs of train_cue_delay (sizes always given)."""
+    sizes = {"n_train": size(1, 30), "n_test": size(1, 10), "epochs": size(1, 2), "probe_n": size(1, 4),
+             "probe_delays": sometimes_bad(st.just([1, 2]), st.one_of(BAD_SCALARS, st.just([0]))),
+             "delay": sometimes_bad(st.sampled_from([2, [1, 3]]), BAD_SCALARS)}
+    rest = {"cell": choice(["elman", "gru_torch", "lstm"]), "params": real(1, 400),
+            "n": sometimes_bad(st.sampled_from([None, 2]), BAD_SIZES), "lr": real(0, 1),
+            "forget_bias": real(-5, 5), "p_needs_cue": real(0, 1), "p_supersede": real(0, 1),
+            "probe_delay": size(1, 4), "seed": size(0, 9)}
+    return st.integers(0, 11).flatmap(lambda k: BAD_SCALARS if k == 0 else st.fixed_dictionaries(
+        sizes, optional={**rest, **({"typo": st.just(1)} if k == 1 else {})}))
+
+
 # what the families and splits name in their messages (train_on_split passes them on)
 SPLIT_NAMES = ("config", "n", "seed", "max_train_length", "max_train_depth", "held_out",
                "held_out_values", "examples", "typo", "key")
@@ -206,6 +219,9 @@ TABLE = [
     E(sweep_runs.first_repeated, call(rng(), size(1, 6), size(1, 6))),
     # -- sweep_tasks
     E(sweep_tasks.train_on_split, call(split_configs()), aliases=SPLIT_NAMES),
+    # -- sweep_memory (cue_delay's and the acceptance test's messages name their own arguments)
+    E(sweep_memory.train_cue_delay, call(memory_configs()),
+      aliases=SPLIT_NAMES + ("delay", "delays", "n_pairs", "budget", "amplitude")),
 ]
 
 RECORDS = {
