@@ -253,8 +253,12 @@ class SeqModel:
         loss, _, w, metric = self._head_loss(outputs, caches["mask"], targets, target_mask)
         return loss, {"outputs": outputs, "states": hs, "count": int(w.sum()), **metric}
 
-    def loss_and_grads(self, X, mask, targets, h0=None, target_mask=None):
+    def loss_and_grads(self, X, mask, targets, h0=None, target_mask=None, truncate=None):
         """Mean loss over the targets and its gradient -> (loss, grads, info).
+
+        truncate: None (full backpropagation through time), or k >= 1, many-to-one only: the
+          gradient of each sequence's loss flows back through its last k real steps and no
+          further (the state before them is taken as given): a backward horizon of k steps.
 
         targets: many-to-one (B,) class ids or values ((B, n_out) for a vector regression);
           many-to-many (T, B) (or (T, B, n_out)), read only where mask (and target_mask) hold.
@@ -265,9 +269,14 @@ class SeqModel:
         the one-hot vectors), "count" (positions averaged over), "accuracy" or "mse".
         """
         c, p = self.config, self.params
+        truncate = checks.integer("truncate", truncate, minimum=1, none_ok=True)
+        if truncate is not None and c.many_to_many:
+            raise ValueError("truncate is for many-to-one models (one loss per sequence, at its end)")
         outputs, hs, caches = self.forward(X, mask, h0)
         m = caches["mask"]
         T, B = m.shape
+        # the step before each sequence's backward horizon: its gradient is cut there
+        cut_at = None if truncate is None else (T - 1 - np.argmax(m[::-1], axis=0)) - truncate
         loss, dy, weights, metric = self._head_loss(outputs, m, targets, target_mask)
         grads = {k: np.zeros_like(p[k]) for k in self.cell_keys}
         if self.arith:
@@ -302,6 +311,9 @@ class SeqModel:
                 grads[k] += g[k]  # shared weights: every step adds its share
             dstate = _tup(dprev) if full[t] else tuple(
                 np.where(keep, a, b) for a, b in zip(_tup(dprev), dstate))
+            if cut_at is not None:         # h_{t−1} is before the horizon: nothing flows to it
+                stop = (t - 1 <= cut_at)[:, None]
+                dstate = tuple(np.where(stop, 0.0, a) for a in dstate)
             dX[t] = dx
         info = {"outputs": outputs, "states": hs, "dh0": dstate if self.lstm else dstate[0],
                 "dX": dX, "count": int(weights.sum()), **metric}

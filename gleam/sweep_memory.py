@@ -4,13 +4,15 @@ through the acceptance test (gleam.acceptance).
 train_cue_delay(config) trains a many-to-one classify SeqModel (cell: elman, gru_torch or lstm)
 on gleam.tasks.cue_delay examples (delays drawn from `delay`, '?' queries with probability
 p_needs_cue, a superseding cue with probability p_supersede) with gleam.train.Trainer and Adam,
-at a width chosen to match a parameter budget: n = gleam.counting.matching_width(cell,
+(truncate: a backward horizon of k steps, gleam.train; None: full BPTT) at a width chosen to
+match a parameter budget: n = gleam.counting.matching_width(cell,
 params, d) (the cell's parameters; the readout adds 2n + 2), so cells are compared at matched
 counts; `n` in the config overrides it. It reports, as plain numbers:
     n, n_params               the width used and the model's whole parameter count
     train_accuracy            the last epoch's (weights moving), test_accuracy on fresh examples
-    cue_grad                  mean ‖∂L/∂x_0‖ over the test set after training: how much of the
-                              loss's gradient still reaches the cue's step
+    cue_grad_first, cue_grad  mean ‖∂L/∂x_0‖ over the test set (full backpropagation) after the
+                              first epoch and after the last: how much of the loss's gradient
+                              reaches the cue's step (the forget-gate bias experiment)
     retention_p50, _p95, _max the retention curve's horizons (gleam.acceptance.horizons) over
                               `probe_delays`; -1 where never reached (JSON lines hold numbers)
     retention_at_<Δ>          R(Δ) at each probe delay
@@ -36,7 +38,7 @@ __all__ = ["train_cue_delay", "DEFAULTS"]
 
 DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_needs_cue": 0.5,
             "p_supersede": 0.0, "n_train": 2000, "n_test": 400, "epochs": 10, "lr": 0.01,
-            "batch_size": 32, "clip": 5.0, "forget_bias": 1.0, "probe_delays": [1, 2, 4, 8, 16, 32],
+            "batch_size": 32, "clip": 5.0, "forget_bias": 1.0, "truncate": None, "probe_delays": [1, 2, 4, 8, 16, 32],
             "probe_delay": 8, "probe_n": 100, "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_EXAMPLES = 512, 10 ** 4, 10 ** 5
 DISTRACTORS = "cdef"        # cue_delay's default alphabet, which the acceptance test probes with
@@ -68,6 +70,7 @@ def _config(config):
                 lr=checks.number("config['lr']", c["lr"], 0, 1, strict_min=True),
                 clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                 forget_bias=checks.number("config['forget_bias']", c["forget_bias"]),
+                truncate=size("truncate", hi=10 ** 4, none_ok=True),
                 probe_delay=size("probe_delay", hi=10 ** 4), probe_n=size("probe_n", hi=2048),
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
 
@@ -89,18 +92,23 @@ def train_cue_delay(config):
     n = c["n"] if c["n"] is not None else min(MAX_WIDTH, counting.matching_width(c["cell"], c["params"], d))
     model = SeqModel(SeqModelConfig(c["cell"], d=d, n=n, n_out=2, forget_bias=c["forget_bias"],
                                     seed=_seed(weights_ss)))
-    trainer = Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"], seed=_seed(order_ss))
-    data = tasks.encode(train, vocab)
-    for _ in range(c["epochs"]):
+    trainer = Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
+                      seed=_seed(order_ss), truncate=c["truncate"])
+    data, held = tasks.encode(train, vocab), tasks.encode(test, vocab)
+
+    def cue_grad():            # full backpropagation: what would reach the cue's step
+        _, _, info = model.loss_and_grads(held.X, held.mask, held.targets)
+        return float(np.mean(np.linalg.norm(info["dX"][0], axis=-1)))
+    for epoch in range(c["epochs"]):
         stats = trainer.fit_epoch(data)
-    held = tasks.encode(test, vocab)
-    _, _, info = model.loss_and_grads(held.X, held.mask, held.targets)
-    cue_grad = float(np.mean(np.linalg.norm(info["dX"][0], axis=-1)))
+        if epoch == 0:
+            first_grad = cue_grad()
     report = acceptance.acceptance_report(model, vocab, delays=c["probe_delays"], n=c["probe_n"],
                                           seed=_seed(probe_ss), delay=c["probe_delay"])
     ret = report["retention"]
     out = {"n": n, "n_params": model.n_params, "train_accuracy": float(stats.metric),
-           "test_accuracy": float(trainer.evaluate(held)["accuracy"]), "cue_grad": cue_grad,
+           "test_accuracy": float(trainer.evaluate(held)["accuracy"]), "cue_grad_first": first_grad,
+           "cue_grad": cue_grad(),
            **{f"retention_{k}": -1 if ret[k] is None else ret[k] for k in ("p50", "p95", "max")},
            **{f"retention_at_{dl}": r for dl, r in zip(ret["delays"], ret["retention"])},
            "swap_swapped": report["state_swap"]["swapped"], "erasure_drop": report["cue_erasure"]["drop"],

@@ -70,9 +70,10 @@ class Trainer:
     clip: None, or a global-norm threshold (`gleam.optim.clip_global_norm`), applied after
       the backward pass and before the optimiser step.
     batch_size: sequences per step; seed: the shuffling order, np.random.default_rng(seed).
+    truncate: None, or the backward horizon k of a many-to-one model (SeqModel.loss_and_grads).
     """
 
-    def __init__(self, model, optimiser, clip=None, batch_size=32, seed=0):
+    def __init__(self, model, optimiser, clip=None, batch_size=32, seed=0, truncate=None):
         if not isinstance(model, SeqModel):
             raise ValueError(f"model must be a SeqModel, got {type(model).__name__}")
         if not callable(getattr(optimiser, "step", None)):
@@ -84,6 +85,9 @@ class Trainer:
         self.batch_size = checks.integer("batch_size", batch_size, minimum=1)
         self.rng = np.random.default_rng(checks.seed("seed", seed))
         self.steps = 0  # updates applied (refused steps not counted)
+        self.truncate = checks.integer("truncate", truncate, minimum=1, none_ok=True)
+        if self.truncate is not None and model.config.many_to_many:
+            raise ValueError("truncate is for many-to-one models (one loss per sequence, at its end)")
 
     @property
     def lr(self):
@@ -100,7 +104,7 @@ class Trainer:
 
     def _step(self, b, t0):
         loss, grads, info = self.model.loss_and_grads(b.X, b.mask, b.targets,
-                                                      target_mask=b.target_mask)
+                                                      target_mask=b.target_mask, truncate=self.truncate)
         metric = info["accuracy"] if "accuracy" in info else info["mse"]
         norm = optim.global_norm(grads)
         clipped = False

@@ -51,3 +51,13 @@ def test_through_the_sweep_runner(tmp_path):
 def test_bad_configs_are_refused_by_name(bad, word):
     with pytest.raises(ValueError, match=word):
         sweep_memory.train_cue_delay({**SMALL, **bad})
+
+
+def test_a_backward_horizon_reaches_the_trainer():
+    """truncate = 1 keeps the cue (at step 0, at least 4 steps before the end) out of every
+    update's gradient, so the run differs from full backpropagation's (and is as reproducible)."""
+    full = sweep_memory.train_cue_delay(SMALL)
+    short = sweep_memory.train_cue_delay({**SMALL, "truncate": 1})
+    assert short != full and short == sweep_memory.train_cue_delay({**SMALL, "truncate": 1})
+    with pytest.raises(ValueError, match="truncate"):
+        sweep_memory.train_cue_delay({**SMALL, "truncate": 0})
