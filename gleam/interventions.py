@@ -188,8 +188,13 @@ def _chain(fns):
         return fns[0]
 
     def chained(state):
-        for fn in fns:
+        shapes = [np.shape(a) for a in (state if isinstance(state, tuple) else (state,))]
+        for i, fn in enumerate(fns):
             state = fn(state)
+            got = [np.shape(a) for a in (state if isinstance(state, tuple) else (state,))]
+            if got != shapes and i < len(fns) - 1:   # the next one needs a state (SeqModel checks the last)
+                raise ValueError(f"intervene: function {i} of a combined step returned shapes {got}, "
+                                 f"expected the state's {shapes}")
         return state
     return chained
 

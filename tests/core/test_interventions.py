@@ -299,3 +299,13 @@ def test_bad_interventions_are_refused_with_the_argument_named():
     for make, message in cases:
         with pytest.raises(ValueError, match=message):
             make()
+
+
+def test_a_combined_step_whose_first_function_breaks_the_state_is_refused_by_name():
+    """Found by fuzzing: the second function of a combined step got what the first returned
+    (a number) and failed with an IndexError deep inside."""
+    model = SeqModel(SeqModelConfig("elman", d=2, n=3, n_out=2))
+    X = np.zeros((3, 2, 2))
+    both = iv.combine({0: lambda s: 1.0}, iv.clamp_unit(0, 0.5, 0))
+    with pytest.raises(ValueError, match=r"^intervene: function 0 of a combined step returned shapes \[\(\)\]"):
+        iv.effect(model, X, None, both)
