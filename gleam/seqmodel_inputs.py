@@ -68,6 +68,10 @@ def check_intervene(intervene, T):
             raise ValueError(f"intervene step {t} outside the sequence (T = {T})")
         if not callable(fn):
             raise ValueError(f"intervene[{t}] must be a function of the state")
+        if int(t) % T in out:              # -1 and T − 1 are one step: one would be lost
+            raise ValueError(f"intervene names step {int(t) % T} twice (as {t} and "
+                             f"{int(t) % T - T if int(t) >= 0 else int(t) % T}); combine the "
+                             "functions into one (gleam.interventions.combine)")
         out[int(t) % T] = fn
     return out
 

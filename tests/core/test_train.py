@@ -428,3 +428,12 @@ def test_bad_input_raises_value_error():
 def test_every_contract_cell_is_available():
     assert set(CELLS) <= set(CELL_NAMES)
     assert CELL_NAMES is cell_names.CELL_NAMES
+
+
+def test_two_intervene_keys_for_one_step_are_refused():
+    """-1 and T − 1 name the same step: one function would silently replace the other."""
+    model = make_model("elman", d=2, n=2)
+    X = np.zeros((3, 1, 2))
+    with pytest.raises(ValueError, match="^intervene names step 2 twice"):
+        model.forward(X, intervene={-1: lambda s: s, 2: lambda s: s})
+    model.forward(X, intervene={-1: lambda s: s, 1: lambda s: s})      # two steps: fine
