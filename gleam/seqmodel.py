@@ -19,9 +19,9 @@ from gleam import checks
 from gleam.cell_names import CELL_NAMES  # noqa: F401  (re-exported by gleam.train)
 from gleam.cells import get_cell
 from gleam.heads import HEADS, classify_loss, readout, regress_loss, regression_bound
-from gleam.heads_arith import (ARITH_HEADS, arith_backward, arith_forward, arith_penalty,
-                               arith_project, init_arith)
-from gleam.seqmodel_inputs import apply_intervention, check_intervene, initial_state, model_inputs
+from gleam.heads_arith import ARITH_HEADS, arith_forward, arith_penalty, arith_project, init_arith
+from gleam.seqmodel_backward import backward
+from gleam.seqmodel_inputs import _tup, apply_intervention, check_intervene, initial_state, model_inputs
 
 
 def cell_functions(name):
@@ -66,10 +66,6 @@ class SeqModelConfig:
         if self.arith_reg != 0 and self.head not in ("nau", "nmu"):
             raise ValueError(f"arith_reg weighs the NAU/NMU penalty: it must be 0 for head "
                              f"{self.head!r}, got {self.arith_reg!r}")
-
-
-def _tup(state):
-    return tuple(state) if isinstance(state, tuple) else (state,)
 
 
 class SeqModel:
@@ -268,53 +264,4 @@ class SeqModel:
         state, (B, n), a pair for an LSTM), "dX" ((T, B, d), w.r.t. the inputs: for token ids
         the one-hot vectors), "count" (positions averaged over), "accuracy" or "mse".
         """
-        c, p = self.config, self.params
-        truncate = checks.integer("truncate", truncate, minimum=1, none_ok=True)
-        if truncate is not None and c.many_to_many:
-            raise ValueError("truncate is for many-to-one models (one loss per sequence, at its end)")
-        outputs, hs, caches = self.forward(X, mask, h0)
-        m = caches["mask"]
-        T, B = m.shape
-        # the step before each sequence's backward horizon: its gradient is cut there
-        cut_at = None if truncate is None else (T - 1 - np.argmax(m[::-1], axis=0)) - truncate
-        loss, dy, weights, metric = self._head_loss(outputs, m, targets, target_mask)
-        grads = {k: np.zeros_like(p[k]) for k in self.cell_keys}
-        if self.arith:
-            # an arithmetic head (gleam.heads_arith), and arith_reg · ∂R/∂W of its penalty
-            dH, head_grads = arith_backward(c.head, dy, hs if c.many_to_many else hs[-1], p)
-            for k, g in self._penalty()[1].items():
-                head_grads[k] = head_grads[k] + g
-            grads.update(head_grads)
-        else:
-            # head: y = Wo h + bo
-            if c.many_to_many:
-                grads["Wo"] = np.einsum("tbk,tbn->kn", dy, hs)
-                grads["bo"] = dy.sum(axis=(0, 1))
-            else:
-                grads["Wo"] = dy.T @ hs[-1]
-                grads["bo"] = dy.sum(axis=0)
-            dH = dy @ p["Wo"]  # ∂L/∂h_t from the head: (T, B, n) or (B, n)
-        dstate = tuple(np.zeros((B, c.n)) for _ in caches["state0"])
-        dX = np.zeros_like(caches["X"])
-        full = m.all(axis=1)
-        for t in range(T - 1, -1, -1):
-            if c.many_to_many:
-                dstate = (dstate[0] + dH[t],) + dstate[1:]
-            elif t == T - 1:
-                dstate = (dstate[0] + dH,) + dstate[1:]
-            keep = m[t][:, None]
-            # a real step sends ∂L/∂h_t through the cell; a padded step copies it to h_{t−1}
-            dnew = dstate if full[t] else tuple(np.where(keep, a, 0.0) for a in dstate)
-            dnew = dnew if self.lstm else dnew[0]
-            dx, dprev, g = self._step_backward(dnew, caches["steps"][t], p)
-            for k in self.cell_keys:
-                grads[k] += g[k]  # shared weights: every step adds its share
-            dstate = _tup(dprev) if full[t] else tuple(
-                np.where(keep, a, b) for a, b in zip(_tup(dprev), dstate))
-            if cut_at is not None:         # h_{t−1} is before the horizon: nothing flows to it
-                stop = (t - 1 <= cut_at)[:, None]
-                dstate = tuple(np.where(stop, 0.0, a) for a in dstate)
-            dX[t] = dx
-        info = {"outputs": outputs, "states": hs, "dh0": dstate if self.lstm else dstate[0],
-                "dX": dX, "count": int(weights.sum()), **metric}
-        return loss, grads, info
+        return backward(self, X, mask, targets, h0, target_mask, truncate)

@@ -39,12 +39,12 @@ from hypothesis.extra import numpy as hnp
 from gleam import (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
                    chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, checks,
                    counting, dynamics, heads, losses, memory, optim, seqmodel, sequence,
-                   seqmodel_inputs, smoothing, standalone_chargru, train)
+                   seqmodel_backward, seqmodel_inputs, smoothing, standalone_chargru, train)
 
 MODULES = (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
            chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, checks,
-           counting, dynamics, heads, losses, memory, optim, seqmodel, seqmodel_inputs, sequence,
-           smoothing, standalone_chargru, train)
+           counting, dynamics, heads, losses, memory, optim, seqmodel, seqmodel_backward,
+           seqmodel_inputs, sequence, smoothing, standalone_chargru, train)
 
 FUZZ = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                 phases=[Phase.explicit, Phase.generate],  # no shrinking: a failure is reported as found
@@ -858,6 +858,7 @@ RECORDS = {
     **{f: "SeqModel's input checks, fuzzed through SeqModel's entries"
        for f in (seqmodel_inputs.model_inputs, seqmodel_inputs.initial_state,
                  seqmodel_inputs.check_intervene, seqmodel_inputs.apply_intervention)},
+    seqmodel_backward.backward: "SeqModel.loss_and_grads's body, fuzzed through SeqModel's entries",
     # gleam.standalone_chargru is the script a learner takes home (chargru_export writes its
     # settings into it): Python and NumPy only, written to be read, its settings constants, not
     # arguments. Its functions take what train() builds, so it keeps no argument checks.
