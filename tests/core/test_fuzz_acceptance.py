@@ -9,15 +9,14 @@ that fifty calls per entry stay quick.
 """
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from gleam import acceptance, acceptance_probes, acceptance_window
 from gleam.cell_names import CELL_NAMES
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.tasks import cue_delay, nested_sums
-from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, FUZZ, E, call, check_call,  # noqa: F401
-                                  farray, missing_entries, real)
+from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, farray, fuzz_entry,
+                                  missing_entries, real)
 
 MODULES = (acceptance, acceptance_probes, acceptance_window)
 V = "!?abcdef"
@@ -123,13 +122,7 @@ RECORDS = {}
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e.fn.__name__ for e in TABLE])
 def test_bad_input_raises_a_named_value_error_or_the_result_is_finite(entry):
-    @FUZZ
-    @given(entry.args)
-    def fuzz(case):
-        args, kwargs = case
-        with np.errstate(all="ignore"):
-            check_call(entry, args, kwargs)
-    fuzz()
+    fuzz_entry(entry)
 
 
 def test_the_table_covers_every_public_function():

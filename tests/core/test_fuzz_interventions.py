@@ -8,16 +8,15 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gleam import interventions as iv
 from gleam import interventions_inputs as ivi
 from gleam import stability as stab
-from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, FUZZ, KERNEL, E, call,  # noqa: F401
-                                  check_call, choice, farray, flag, iarray, missing_entries,
-                                  model_setup, real, rng, size)
+from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, KERNEL, call, choice, farray,
+                                  flag, fuzz_entry, iarray, missing_entries, model_setup, real,
+                                  rng, size)
 
 # what SeqModel and effect's own checks may name besides a wrapper's arguments
 MODEL = ("X", "mask", "h0", "token ids", "intervene", "targets", "target_mask", "class targets",
@@ -227,13 +226,7 @@ RECORDS = {}
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e.fn.__name__ for e in TABLE])
 def test_bad_input_raises_a_named_value_error_or_the_result_is_finite(entry):
-    @FUZZ
-    @given(entry.args)
-    def fuzz(case):
-        args, kwargs = case
-        with np.errstate(all="ignore"):
-            check_call(entry, args, kwargs)
-    fuzz()
+    fuzz_entry(entry)
 
 
 def test_the_table_covers_every_public_function():

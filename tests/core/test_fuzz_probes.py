@@ -2,13 +2,12 @@
 finite result or raises a ValueError naming one of its arguments."""
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gleam import probes
 from gleam import probes_states
-from tests.core.test_fuzz import (BAD_SCALARS, FUZZ, E, call, check_call, choice, farray, flag,
+from tests.core.test_fuzz import (BAD_SCALARS, E, call, choice, farray, flag, fuzz_entry,
                                   iarray, missing_entries, real, rng, size)
 
 
@@ -124,13 +123,7 @@ RECORDS = {probes.ProbeReport: "what probe_report returns"}
 
 @pytest.mark.parametrize("entry", TABLE, ids=[getattr(e.fn, "__qualname__", "?") for e in TABLE])
 def test_bad_input_raises_a_named_value_error_or_the_result_is_finite(entry):
-    @FUZZ
-    @given(entry.args)
-    def fuzz(case):
-        args, kwargs = case
-        with np.errstate(all="ignore"):
-            check_call(entry, args, kwargs)
-    fuzz()
+    fuzz_entry(entry)
 
 
 def test_the_table_covers_every_public_function():

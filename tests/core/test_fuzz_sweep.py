@@ -13,13 +13,12 @@ import tempfile
 
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from gleam import sweep_memory, sweep_runs, sweep_tasks
 from gleam.sweep import __main__ as cli
 from gleam.sweep import grid, results, runner, summary
-from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, FUZZ, E, call, check_call, choice,
+from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, fuzz_entry,
                                   missing_entries, real, rng, size, sometimes_bad)
 
 MODULES = (grid, results, summary, runner, sweep_runs, sweep_tasks, sweep_memory, cli)
@@ -234,13 +233,7 @@ RECORDS = {
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e.fn.__qualname__ for e in TABLE])
 def test_bad_input_raises_a_named_value_error_or_the_result_is_finite(entry):
-    @FUZZ
-    @given(entry.args)
-    def fuzz(case):
-        args, kwargs = case
-        with np.errstate(all="ignore"):
-            check_call(entry, args, kwargs)
-    fuzz()
+    fuzz_entry(entry)
 
 
 def test_the_table_covers_every_public_function():

@@ -4,13 +4,12 @@ Every call returns a finite result or raises a ValueError naming one of its argu
 """
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 
 from gleam import (splits, tasks, tasks_base, tasks_brackets, tasks_counting, tasks_cue_delay,
                    tasks_nested_sums)
-from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, FUZZ, E, call, check_call, choice,
-                                  farray, flag, missing_entries, real, size, sometimes_bad)
+from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, farray, flag,
+                                  fuzz_entry, missing_entries, real, size, sometimes_bad)
 
 MODULES = (tasks, tasks_base, tasks_brackets, tasks_counting, tasks_cue_delay,
            tasks_nested_sums, splits)
@@ -176,13 +175,7 @@ RECORDS = {splits.Split: "a frozen record of what a split function returns"}
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e.fn.__qualname__ for e in TABLE])
 def test_bad_input_raises_a_named_value_error_or_the_result_is_finite(entry):
-    @FUZZ
-    @given(entry.args)
-    def fuzz(case):
-        args, kwargs = case
-        with np.errstate(all="ignore"):
-            check_call(entry, args, kwargs)
-    fuzz()
+    fuzz_entry(entry)
 
 
 def test_the_table_covers_every_public_function():
