@@ -31,6 +31,7 @@ from gleam import acceptance, checks, counting, tasks
 from gleam.cell_names import CELL_NAMES
 from gleam.optim import Adam
 from gleam.seqmodel import SeqModel, SeqModelConfig
+from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_cue_delay import CUES, QUERIES
 from gleam.train import Trainer
 
@@ -45,12 +46,7 @@ DISTRACTORS = "cdef"        # cue_delay's default alphabet, which the acceptance
 
 
 def _config(config):
-    if not isinstance(config, dict):
-        raise ValueError(f"config must be a dict of names to values, got {type(config).__name__}")
-    unknown = sorted((k for k in config if k not in DEFAULTS), key=repr)
-    if unknown:
-        raise ValueError(f"config has unknown names {unknown}; train_cue_delay reads {', '.join(DEFAULTS)}")
-    c = {**DEFAULTS, **config}
+    c = _with_defaults(config, DEFAULTS, "train_cue_delay")
 
     def size(name, lo=1, hi=MAX_EXAMPLES, none_ok=False):
         return checks.integer(f"config[{name!r}]", c[name], minimum=lo, maximum=hi, none_ok=none_ok)
@@ -73,10 +69,6 @@ def _config(config):
                 truncate=size("truncate", hi=10 ** 4, none_ok=True),
                 probe_delay=size("probe_delay", hi=10 ** 4), probe_n=size("probe_n", hi=2048),
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
-
-
-def _seed(seed_sequence):
-    return int(seed_sequence.generate_state(1)[0])
 
 
 def train_cue_delay(config):

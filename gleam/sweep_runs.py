@@ -71,14 +71,19 @@ def first_repeated(rng, count, length):
 TASKS = {"parity": parity, "first_repeated": first_repeated}
 
 
-def _config(config):
+def _with_defaults(config, defaults, run):
+    """config over `defaults` (a dict), or ValueError for a non-dict or a name `run` does not read
+    (the built-in runs share this: gleam.sweep_tasks, gleam.sweep_memory)."""
     if not isinstance(config, dict):
         raise ValueError(f"config must be a dict of names to values, got {type(config).__name__}")
-    unknown = sorted((k for k in config if k not in DEFAULTS), key=repr)
+    unknown = sorted((k for k in config if k not in defaults), key=repr)
     if unknown:
-        raise ValueError(f"config has unknown names {unknown}; train_task reads "
-                         f"{', '.join(DEFAULTS)}")
-    c = {**DEFAULTS, **config}
+        raise ValueError(f"config has unknown names {unknown}; {run} reads {', '.join(defaults)}")
+    return {**defaults, **config}
+
+
+def _config(config):
+    c = _with_defaults(config, DEFAULTS, "train_task")
 
     def size(name, top):
         return checks.integer(f"config[{name!r}]", c[name], minimum=1, maximum=top)

@@ -24,6 +24,7 @@ from gleam import checks, splits, tasks
 from gleam.cell_names import CELL_NAMES
 from gleam.optim import Adam
 from gleam.seqmodel import SeqModel, SeqModelConfig
+from gleam.sweep_runs import _seed, _with_defaults
 from gleam.train import Trainer
 
 __all__ = ["train_on_split", "DEFAULTS", "SPLITS"]
@@ -37,12 +38,7 @@ MAX_WIDTH, MAX_EPOCHS = 1024, 10 ** 4
 
 
 def _config(config):
-    if not isinstance(config, dict):
-        raise ValueError(f"config must be a dict of names to values, got {type(config).__name__}")
-    unknown = sorted((k for k in config if k not in DEFAULTS), key=repr)
-    if unknown:
-        raise ValueError(f"config has unknown names {unknown}; train_on_split reads {', '.join(DEFAULTS)}")
-    c = {**DEFAULTS, **config}
+    c = _with_defaults(config, DEFAULTS, "train_on_split")
     if not isinstance(c["options"], dict):
         raise ValueError(f"config['options'] must be a dict of the family's options, got {c['options']!r:.80}")
     return dict(c, family=checks.one_of("config['family']", c["family"], tuple(tasks.FAMILIES)),
@@ -57,10 +53,6 @@ def _config(config):
                 batch_size=checks.integer("config['batch_size']", c["batch_size"], minimum=1),
                 clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
-
-
-def _seed(seed_sequence):
-    return int(seed_sequence.generate_state(1)[0])
 
 
 def _target(example):
