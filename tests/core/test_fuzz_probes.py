@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gleam import probes
+from gleam import probes_control
 from gleam import probes_states
 from tests.core.test_fuzz import (BAD_SCALARS, E, call, choice, farray, flag, fuzz_entry,
                                   iarray, missing_entries, real, rng, size)
@@ -107,10 +108,10 @@ TABLE = [
         st.one_of(st.none(), iarray((2,), 0, 5)), flag()),
       aliases=("params['W']", "params['b']", "params['W1']", "params['b1']", "params['W2']",
                "params['b2']")),
-    E(probes.control_labels, call(types(5), labels(5), seeds())),
-    E(probes.probe_report, call(rows((6, 3)), labels(6), types(6), rows((5, 3)), labels(5),
+    E(probes_control.control_labels, call(types(5), labels(5), seeds())),
+    E(probes_control.probe_report, call(rows((6, 3)), labels(6), types(6), rows((5, 3)), labels(5),
                                 types(5), kind=choice(probes.KINDS), **probe_options())),
-    E(probes.probe_report, good_report()),
+    E(probes_control.probe_report, good_report()),
     E(probes.pca, call(rows((5, 3)), size(1, 4))),
     E(use_pca, call(rows((5, 3)), size(1, 4), rows((2, 3))), aliases=("X", "k"),
       covers=(probes.PCA,)),
@@ -118,7 +119,7 @@ TABLE = [
       aliases=("mean", "components", "explained_variance_ratio")),
 ]
 
-RECORDS = {probes.ProbeReport: "what probe_report returns"}
+RECORDS = {probes_control.ProbeReport: "what probe_report returns"}
 
 
 @pytest.mark.parametrize("entry", TABLE, ids=[getattr(e.fn, "__qualname__", "?") for e in TABLE])
@@ -127,4 +128,4 @@ def test_bad_input_raises_a_named_value_error_or_the_result_is_finite(entry):
 
 
 def test_the_table_covers_every_public_function():
-    assert not missing_entries((probes, probes_states), TABLE, RECORDS)
+    assert not missing_entries((probes, probes_states, probes_control), TABLE, RECORDS)

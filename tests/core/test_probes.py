@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gleam import probes
+from gleam import probes_control
 from gleam.batching import pad_batch
 from gleam.seqmodel import SeqModel, SeqModelConfig
 
@@ -61,7 +62,7 @@ def test_a_linearly_encoded_label_is_found_with_high_selectivity(seed):
     rng = np.random.default_rng(100 + seed)
     X = rng.standard_normal((1500, 16))
     y = np.argmax(X @ rng.standard_normal((16, 4)), axis=1)
-    r = probes.probe_report(*split(X, y, rng.integers(0, 300, 1500), 1000), seed=seed)
+    r = probes_control.probe_report(*split(X, y, rng.integers(0, 300, 1500), 1000), seed=seed)
     assert r.accuracy > 0.9 and r.control_accuracy < 0.5 and r.selectivity > 0.4
     p = probes.fit_probe(X[:1000], y[:1000])                         # the fit converged
     assert max(np.max(np.abs(g)) for g in p.objective(X[:1000], y[:1000])[1].values()) < 1e-6
@@ -76,7 +77,7 @@ def test_a_linearly_encoded_value_is_found_by_the_ridge_probe(seed):
     rng = np.random.default_rng(200 + seed)
     X = rng.standard_normal((1500, 16))
     y = X @ rng.standard_normal(16) + 0.1 * rng.standard_normal(1500)
-    r = probes.probe_report(*split(X, y, rng.integers(0, 300, 1500), 1000), kind="regress")
+    r = probes_control.probe_report(*split(X, y, rng.integers(0, 300, 1500), 1000), kind="regress")
     assert r.accuracy > 0.99 and r.control_accuracy < 0.1 and abs(r.majority) < 0.05
 
 
@@ -87,7 +88,7 @@ def test_states_unrelated_to_the_labels_score_the_majority_baseline(seed):
     rng = np.random.default_rng(300 + seed)
     X = rng.standard_normal((1500, 16))
     y = rng.choice(3, 1500, p=[0.6, 0.3, 0.1])
-    r = probes.probe_report(*split(X, y, rng.integers(0, 300, 1500), 1000))
+    r = probes_control.probe_report(*split(X, y, rng.integers(0, 300, 1500), 1000))
     assert abs(r.accuracy - r.majority) < 0.05
     assert abs(r.majority - np.mean(y[1000:] == 0)) < 1e-12   # class 0 is the commonest
 
@@ -111,8 +112,8 @@ def test_a_memorising_mlp_probe_has_low_selectivity_where_a_linear_one_does_not(
         return X, np.argmax(X @ V, axis=1), types
 
     data = draw(4) + draw(2)
-    linear = probes.probe_report(*data, seed=seed)
-    mlp = probes.probe_report(*data, hidden=64, steps=300, lr=0.03, seed=seed)
+    linear = probes_control.probe_report(*data, seed=seed)
+    mlp = probes_control.probe_report(*data, hidden=64, steps=300, lr=0.03, seed=seed)
     assert linear.accuracy > 0.9 and mlp.accuracy > 0.9
     assert linear.control_accuracy < 0.65 and linear.selectivity > 0.3
     assert mlp.control_accuracy > 0.9 and mlp.selectivity < 0.1
@@ -123,7 +124,7 @@ def test_control_labels_stay_with_their_type_from_train_to_test():
     scores 1 on the control task only if each test type carries its training control label."""
     types = np.tile(np.arange(10), 30)
     X = np.eye(10)[types]
-    r = probes.probe_report(*split(X, types % 2, types, 200), l2=1e-4)
+    r = probes_control.probe_report(*split(X, types % 2, types, 200), l2=1e-4)
     assert r.accuracy == 1.0 and r.control_accuracy == 1.0 and r.selectivity == 0.0
 
 
@@ -132,21 +133,21 @@ def test_control_labels_give_each_type_one_label_from_the_empirical_distribution
     rng = np.random.default_rng(5)
     types = rng.integers(0, 4000, 40000)
     labels = rng.choice(np.array([7, 9]), 40000, p=[0.7, 0.3])
-    c = probes.control_labels(types, labels, seed=3)
+    c = probes_control.control_labels(types, labels, seed=3)
     assert c.dtype == labels.dtype and set(np.unique(c)) <= {7, 9}
     per_type = {}
     for t, v in zip(types, c):
         assert per_type.setdefault(t, v) == v                              # one label a type
     share = np.mean(np.array(list(per_type.values())) == 7)
     assert abs(share - np.mean(labels == 7)) < 0.03                        # ~4000 draws: sd 0.007
-    assert np.array_equal(c, probes.control_labels(types, labels, seed=3))
-    assert not np.array_equal(c, probes.control_labels(types, labels, seed=4))
+    assert np.array_equal(c, probes_control.control_labels(types, labels, seed=3))
+    assert not np.array_equal(c, probes_control.control_labels(types, labels, seed=4))
 
 
 def test_control_labels_for_regression_are_rows_of_the_labels():
     types = np.array(["a", "b", "a", "c", "b"])
     labels = np.arange(10.0).reshape(5, 2)
-    c = probes.control_labels(types, labels, seed=0)
+    c = probes_control.control_labels(types, labels, seed=0)
     assert c.shape == (5, 2)
     assert all(any(np.array_equal(row, r) for r in labels) for row in c)
     assert np.array_equal(c[0], c[2]) and np.array_equal(c[1], c[4])
@@ -328,8 +329,8 @@ def test_pca_of_identical_rows_explains_nothing_and_stays_finite():
     (lambda: probes.pca(np.zeros((3, 2)), 3), "k must be"),
     (lambda: probes.fit_probe(np.eye(3), [1.0, 2, 3], "regress").score(np.eye(3), np.eye(3)),
      "y has shape"),
-    (lambda: probes.control_labels([1.5, 2.5], [0, 1]), "types must be"),
-    (lambda: probes.probe_report(np.zeros((2, 2)), [0, 1], [0, 1], np.zeros((2, 3)), [0, 1],
+    (lambda: probes_control.control_labels([1.5, 2.5], [0, 1]), "types must be"),
+    (lambda: probes_control.probe_report(np.zeros((2, 2)), [0, 1], [0, 1], np.zeros((2, 3)), [0, 1],
                                  [0, 1]), "X_test has shape"),
 ])
 def test_bad_input_is_refused_with_a_message_naming_it(call, message):
