@@ -4,6 +4,7 @@ presets; the table of accuracy, mean margin, median sensitivity and half-life pe
 the reference program's (5,000 trials, seed 46); and the state trajectories of four trials. A
 setting every path passes is named as what it is: a negative control.
 """
+import numpy as np
 import panel as pn
 import param
 
@@ -111,8 +112,8 @@ class MemoryLabChapter(ChapterViewer):
                 self.delay, self.noise_sd, self.gated_carry, self.gated_admission, self.elman_carry,
                 self.elman_admission, trials=TRIALS, seed=SEED)}
             cues, noise = memory.draws(self.delay, self.noise_sd, TRIALS, SEED)
-            pick = [*[i for i in range(TRIALS) if cues[i] > 0][:SHOWN // 2],
-                    *[i for i in range(TRIALS) if cues[i] < 0][:SHOWN // 2]]
+            pick = np.concatenate([np.flatnonzero(cues > 0)[:SHOWN // 2],
+                                   np.flatnonzero(cues < 0)[:SHOWN // 2]])
             self._paths = {
                 "elman": memory.simulate("elman", cues[pick], noise[:, pick], self.elman_carry,
                                          self.elman_admission, every_step=True),
