@@ -17,14 +17,14 @@ import panel as pn
 from panel.io.resources import LOCAL_DIST
 
 import content
+from app.widgets.page import served
 
 # Under `panel serve --num-procs N` the page and its websocket may reach different worker
 # processes; the second then makes the session from the websocket alone, and Panel, which learns
 # where its own stylesheets are only while rendering the page, would point them at its CDN. They
 # are this server's (the page's own relative path), wherever the session is made. (Only under a
-# real server: the static site's build and its worker run on a mock session, no server context.)
-_session = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
-if _session is not None and getattr(_session, "server_context", None) is not None:
+# real server: the static site's build and its worker run on a mock session.)
+if served():
     pn.state.curdoc._template_variables.setdefault("dist_url", LOCAL_DIST)
 
 # MathJax must be named here: Panel only looks at top-level roots when deciding to load it. The

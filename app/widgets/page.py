@@ -48,6 +48,13 @@ TITLE_CSS = "h1 { font-size: 1.8em; margin: 0.3em 0 0.2em; }"
 CARD_STYLES = {"border": "1px solid var(--gl-border)", "border-radius": "6px", "padding": "6px"}
 
 
+def served():
+    """This page is one session of a real server (`panel serve`): a session with a server context.
+    Not the static site's build or its browser worker, which run on Panel's mock session."""
+    session = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
+    return session is not None and getattr(session, "server_context", None) is not None
+
+
 def gv(key, text, cls=""):
     """`<span class="gv" data-key="KEY">TEXT</span>`, both escaped: the browser tests' hook."""
     extra = f" {html.escape(cls, quote=True)}" if cls else ""

@@ -21,7 +21,7 @@ from app.chapters.ch7_live.text import CURVE_LINES, SAMPLE_CSS, messages_html, s
 from app.widgets.figures import Heatmaps
 from app.widgets.streaming import StreamingCurve
 from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import HTMLBox, html_pane
+from app.widgets.page import HTMLBox, html_pane, served
 from content import fmt_fixed, fmt_sig
 from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU
@@ -57,7 +57,7 @@ class LiveLabChapter(ChapterViewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.shared = limits.serving()   # a server session: limits.UPDATE_MACS applies
+        self.shared = served()   # a server session: limits.UPDATE_MACS applies
         self._model = CharGRU(self.corpus, hidden=self.hidden, lr=self.lr, seed=self.seed, batch=self.streams)
         self._note, self._file_note, self._presetting, self._restoring = "", "", False, False
         self.files, self.undo = ChapterFiles(self), SetAside(self)

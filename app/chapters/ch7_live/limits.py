@@ -8,10 +8,6 @@ than UPDATE_MACS multiply-adds; in the browser (the static site) the work is the
 machine's, and there is no such limit. The count is gleam.counting's: per stream and character,
 the GRU's three blocks and the readout, forward and twice that backward.
 """
-import sys
-
-import panel as pn
-
 from gleam import counting
 
 UPDATE_MACS = 16_000_000     # ≈ 20 ms of NumPy on the 2-core machine the lab is tested on
@@ -23,12 +19,6 @@ def update_macs(H, V, B, seq_len):
     """Multiply-adds of one update: B streams × seq_len characters, forward and backward."""
     per_char = counting.macs_per_step("gru", V, H) + counting.readout_macs(H, V)
     return 3 * B * seq_len * per_char
-
-
-def serving():
-    """Python serves this page to one of many sessions (panel serve), not in a browser."""
-    doc = pn.state.curdoc
-    return "pyodide" not in sys.modules and doc is not None and doc.session_context is not None
 
 
 def check(model):
