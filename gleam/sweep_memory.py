@@ -9,15 +9,23 @@ match a parameter budget: n = gleam.counting.matching_width(cell,
 params, d) (the cell's parameters; the readout adds 2n + 2), so cells are compared at matched
 counts; `n` in the config overrides it. It reports, as plain numbers:
     n, n_params               the width used and the model's whole parameter count
-    train_accuracy            the last epoch's (weights moving), test_accuracy on fresh examples
-    cue_grad_first, cue_grad  mean ‖∂L/∂x_0‖ over the test set (full backpropagation) after the
-                              first epoch and after the last: how much of the loss's gradient
-                              reaches the cue's step (the forget-gate bias experiment)
+    updates                   minibatch updates taken (epochs × ⌈n_train / batch_size⌉ at the end)
+    train_accuracy            over the last epoch's updates (weights moving; -1 before any)
+    test_accuracy             on fresh examples; test_needs_cue_accuracy on their '?' queries
+                              (-1 if none): the part that needs the cue
+    cue_grad, cue_grad_epoch_<e>  mean ‖∂L/∂x_0‖ over the test set (full backpropagation) now
+                              and after each epoch e: how much of the loss's gradient reaches
+                              the cue's step (the forget-gate bias experiment)
     retention_p50, _p95, _max the retention curve's horizons (gleam.acceptance.horizons) over
                               `probe_delays`; -1 where never reached (JSON lines hold numbers)
     retention_at_<Δ>          R(Δ) at each probe delay
     swap_swapped, erasure_drop, needs_cue_accuracy, no_memory_accuracy, revision_latency (-1:
                               none), each from the acceptance test at delay `probe_delay`
+    window_needs_cue_accuracy, window_no_memory_accuracy  the current-window baseline (a linear
+                              probe on the last WINDOW characters and the query, fitted on the
+                              training examples) on the read-selectivity sets
+CueDelayRun(config) is the same run taken a few updates at a time (a page's retrain, with
+progress and a Stop that keeps the model): stepped to the end it is train_cue_delay's.
 Seeding: SeedSequence(seed) spawns the examples, the initial weights, the shuffling order and
 the acceptance test's probe sets, so a config fixes its metrics on every backend.
 
@@ -25,6 +33,10 @@ the acceptance test's probe sets, so a config fixes its metrics on every backend
      "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": [0, 1, 2, 3, 4]},
      "fixed": {"delay": [8, 24], "params": 600}}
 """
+import math
+import time
+from dataclasses import dataclass
+
 import numpy as np
 
 from gleam import acceptance, checks, counting, tasks
@@ -35,7 +47,7 @@ from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_cue_delay import CUES, QUERIES
 from gleam.train import Trainer
 
-__all__ = ["train_cue_delay", "DEFAULTS"]
+__all__ = ["train_cue_delay", "CueDelayRun", "RunStats", "DEFAULTS", "normalized"]
 
 DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_needs_cue": 0.5,
             "p_supersede": 0.0, "n_train": 2000, "n_test": 400, "epochs": 10, "lr": 0.01,
@@ -43,6 +55,7 @@ DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_
             "probe_delay": 8, "probe_n": 100, "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_EXAMPLES = 512, 10 ** 4, 10 ** 5
 DISTRACTORS = "cdef"        # cue_delay's default alphabet, which the acceptance test probes with
+WINDOW = 2                  # the current-window baseline reads the last WINDOW characters and the query
 
 
 def _config(config):
@@ -71,40 +84,128 @@ def _config(config):
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
 
 
+@dataclass
+class RunStats:
+    """What CueDelayRun.step(n) reports (the shape app.widgets.live_loop reads)."""
+    loss: np.ndarray    # the batch loss of each update taken, in order
+    n: int              # updates taken (0: the run had finished)
+    seconds: float
+    diverged: bool      # an update was refused (gleam.train.Trainer), as fit_epoch counts it
+
+
+class CueDelayRun:
+    """One configuration of train_cue_delay, trained a few updates at a time.
+
+    step(n) takes the next n minibatch updates (never past the last epoch); the epochs are
+    Trainer.fit_epoch's, batch for batch, so a run stepped to the end is train_cue_delay's run.
+    After each epoch the mean ‖∂L/∂x_0‖ over the test set is recorded (cue_grads). metrics()
+    puts the model as it is now through the acceptance test, finished or not; reset() starts
+    the same configuration again from its initial weights."""
+
+    def __init__(self, config):
+        self.config = c = _config(config)
+        data_ss, self._weights_ss, self._order_ss, probe_ss = np.random.SeedSequence(c["seed"]).spawn(4)
+        data_seed, self._probe_seed = _seed(data_ss), _seed(probe_ss)
+        options = {"delay": c["delay"], "p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"]}
+        self.train_examples = tasks.cue_delay(c["n_train"], data_seed, **options)
+        self.test_examples = tasks.cue_delay(c["n_test"], data_seed + 1, **options)
+        self.vocab = "".join(sorted(CUES + QUERIES + DISTRACTORS))   # every character the task can hold
+        d = len(self.vocab)
+        self.n = c["n"] if c["n"] is not None else min(MAX_WIDTH, counting.matching_width(c["cell"], c["params"], d))
+        self._data = tasks.encode(self.train_examples, self.vocab)
+        self._held = tasks.encode(self.test_examples, self.vocab)
+        self._needs_cue = np.array([e.text[-1] == QUERIES[0] for e in self.test_examples])
+        self.steps_per_epoch = -(-c["n_train"] // c["batch_size"])
+        self.total_steps = c["epochs"] * self.steps_per_epoch
+        self.reset()
+
+    def reset(self):
+        c = self.config
+        self.model = SeqModel(SeqModelConfig(c["cell"], d=len(self.vocab), n=self.n, n_out=2,
+                                             forget_bias=c["forget_bias"], seed=_seed(self._weights_ss)))
+        self.trainer = Trainer(self.model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
+                               seed=_seed(self._order_ss), truncate=c["truncate"])
+        self.steps = 0                 # updates taken, refused ones included (as fit_epoch takes them)
+        self.cue_grads = []            # after each finished epoch
+        self._batches = None
+        self._epoch = [0.0, 0]         # this epoch's kept updates: sum of accuracy·count, count
+        self._train_accuracy = float("nan")
+
+    @property
+    def epoch(self):
+        """Epochs finished."""
+        return len(self.cue_grads)
+
+    @property
+    def finished(self):
+        return self.steps >= self.total_steps
+
+    def step(self, n=1):
+        """The next n updates (fewer if the run ends first) -> RunStats."""
+        n = checks.integer("n", n, minimum=1, maximum=10 ** 6)
+        t0, losses, diverged = time.perf_counter(), [], False
+        while len(losses) < n and not self.finished:
+            if self._batches is None:
+                self._batches = self.trainer.batches(self._data)
+            s = self.trainer.step(next(self._batches))
+            self.steps += 1
+            losses.append(s.loss)
+            diverged |= s.diverged
+            if not s.diverged:
+                self._epoch[0] += s.metric * s.count
+                self._epoch[1] += s.count
+            if self.steps % self.steps_per_epoch == 0:
+                self._end_epoch()
+        return RunStats(np.array(losses, dtype=float), len(losses), time.perf_counter() - t0, diverged)
+
+    def _end_epoch(self):
+        self._batches = None
+        total, count = self._epoch
+        self._train_accuracy = total / count if count else float("nan")
+        self._epoch = [0.0, 0]
+        self.cue_grads.append(self.cue_grad())
+
+    def cue_grad(self):
+        """Mean ‖∂L/∂x_0‖ over the test set, by full backpropagation: what would reach the cue."""
+        _, _, info = self.model.loss_and_grads(self._held.X, self._held.mask, self._held.targets)
+        return float(np.mean(np.linalg.norm(info["dX"][0], axis=-1)))
+
+    def metrics(self):
+        """The metrics of train_cue_delay (module docstring) for the model as it is now."""
+        c = self.config
+        report = acceptance.acceptance_report(
+            self.model, self.vocab, delays=c["probe_delays"], n=c["probe_n"], seed=self._probe_seed,
+            delay=c["probe_delay"], train_examples=self.train_examples, window=WINDOW)
+        ret, window = report["retention"], report["window_baseline"]
+        total, count = self._epoch
+        train_accuracy = total / count if count else self._train_accuracy
+        pred = self.model.predict(self._held.X, self._held.mask)
+        right = np.asarray(pred) == np.asarray(self._held.targets)
+        out = {"n": self.n, "n_params": self.model.n_params, "updates": self.steps,
+               "train_accuracy": -1.0 if math.isnan(train_accuracy) else float(train_accuracy),
+               "test_accuracy": float(right.mean()),
+               "test_needs_cue_accuracy": float(right[self._needs_cue].mean()) if self._needs_cue.any() else -1.0,
+               "cue_grad": self.cue_grad(),
+               **{f"cue_grad_epoch_{e + 1}": g for e, g in enumerate(self.cue_grads)},
+               **{f"retention_{k}": -1 if ret[k] is None else ret[k] for k in ("p50", "p95", "max")},
+               **{f"retention_at_{dl}": r for dl, r in zip(ret["delays"], ret["retention"])},
+               "swap_swapped": report["state_swap"]["swapped"], "erasure_drop": report["cue_erasure"]["drop"],
+               "needs_cue_accuracy": report["read_selectivity"]["accuracy_needs_cue"],
+               "no_memory_accuracy": report["read_selectivity"]["accuracy_no_memory"],
+               "window_needs_cue_accuracy": window["accuracy_needs_cue"],
+               "window_no_memory_accuracy": window["accuracy_no_memory"],
+               "revision_latency": -1 if report["revision"]["latency"] is None else report["revision"]["latency"]}
+        return out
+
+
+def normalized(config):
+    """The config with every default filled in and every value checked: two configs describe the
+    same run exactly when their normalized forms are equal."""
+    return _config(config)
+
+
 def train_cue_delay(config):
     """Train on cue–delay at a matched parameter count and run the acceptance test -> metrics."""
-    c = _config(config)
-    data_ss, weights_ss, order_ss, probe_ss = np.random.SeedSequence(c["seed"]).spawn(4)
-    data_seed = _seed(data_ss)
-    options = {"delay": c["delay"], "p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"]}
-    train = tasks.cue_delay(c["n_train"], data_seed, **options)
-    test = tasks.cue_delay(c["n_test"], data_seed + 1, **options)
-    vocab = "".join(sorted(CUES + QUERIES + DISTRACTORS))   # every character the task can hold
-    d = len(vocab)
-    n = c["n"] if c["n"] is not None else min(MAX_WIDTH, counting.matching_width(c["cell"], c["params"], d))
-    model = SeqModel(SeqModelConfig(c["cell"], d=d, n=n, n_out=2, forget_bias=c["forget_bias"],
-                                    seed=_seed(weights_ss)))
-    trainer = Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
-                      seed=_seed(order_ss), truncate=c["truncate"])
-    data, held = tasks.encode(train, vocab), tasks.encode(test, vocab)
-
-    def cue_grad():            # full backpropagation: what would reach the cue's step
-        _, _, info = model.loss_and_grads(held.X, held.mask, held.targets)
-        return float(np.mean(np.linalg.norm(info["dX"][0], axis=-1)))
-    for epoch in range(c["epochs"]):
-        stats = trainer.fit_epoch(data)
-        if epoch == 0:
-            first_grad = cue_grad()
-    report = acceptance.acceptance_report(model, vocab, delays=c["probe_delays"], n=c["probe_n"],
-                                          seed=_seed(probe_ss), delay=c["probe_delay"])
-    ret = report["retention"]
-    out = {"n": n, "n_params": model.n_params, "train_accuracy": float(stats.metric),
-           "test_accuracy": float(trainer.evaluate(held)["accuracy"]), "cue_grad_first": first_grad,
-           "cue_grad": cue_grad(),
-           **{f"retention_{k}": -1 if ret[k] is None else ret[k] for k in ("p50", "p95", "max")},
-           **{f"retention_at_{dl}": r for dl, r in zip(ret["delays"], ret["retention"])},
-           "swap_swapped": report["state_swap"]["swapped"], "erasure_drop": report["cue_erasure"]["drop"],
-           "needs_cue_accuracy": report["read_selectivity"]["accuracy_needs_cue"],
-           "no_memory_accuracy": report["read_selectivity"]["accuracy_no_memory"],
-           "revision_latency": -1 if report["revision"]["latency"] is None else report["revision"]["latency"]}
-    return out
+    run = CueDelayRun(config)
+    run.step(run.total_steps)
+    return run.metrics()

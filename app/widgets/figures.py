@@ -80,7 +80,8 @@ class LinePlot:
         items = []
         for name, (label, color, dash) in series.items():
             r = fig.line("x", "y", source=self.sources[name], color=color, line_dash=dash, line_width=2)
-            items.append(LegendItem(label=label, renderers=[r]))
+            if label:          # a series without a label (another seed of a labelled one) has no entry
+                items.append(LegendItem(label=label, renderers=[r]))
         if len(items) > 1 and legend == "above":
             fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
         elif len(items) > 1:

@@ -2,7 +2,9 @@
 
 The trainer is any object with `step(n) -> stats`, `reset()` and `steps` (updates so far), where
 stats has `loss` (the n per-step losses, in order), `n`, `seconds` and `diverged` — a
-`gleam.chargru.CharGRU`, or an adapter around `gleam.train.Trainer` in the research labs.
+`gleam.chargru.CharGRU`, or a run of a fixed length (`gleam.sweep_memory.CueDelayRun`) whose
+`finished` turns true at its end: training then stops with the status "finished" (Reset starts
+it again).
 
 Training runs as an asyncio task (`pn.state.execute`, so it works under `panel serve` and in the
 Pyodide worker alike): a tick trains for a time budget (~40 ms), then `await asyncio.sleep(0.004)`
@@ -34,7 +36,7 @@ from gleam.smoothing import EMA_DECAY, ema
 TICK_BUDGET = 0.040        # seconds of training per tick (a click waits at most about this long)
 TICK_MIN = 0.010           # a tick's budget when many loops of the process train at once
 TICK_SLEEP = 0.004         # a real timer (> ~2 ms): widget changes are handled between ticks
-STATUSES = ("ready", "training", "paused", "diverged")
+STATUSES = ("ready", "training", "paused", "diverged", "finished")
 
 
 class _Turns:
@@ -116,7 +118,7 @@ class LiveLoop(param.Parameterized):
                 self.status = "paused"
             self.flush()           # stopped: the page shows the exact figures
             return
-        if self.status == "diverged":
+        if self.status in ("diverged", "finished"):
             self.training = False
             return
         self.status = "training"
@@ -132,10 +134,10 @@ class LiveLoop(param.Parameterized):
 
     @param.depends("step_once", watch=True)
     def _on_step(self):
-        if self.status == "diverged":
+        if self.status in ("diverged", "finished"):
             return
         self.tick(n=1)
-        if not self.training and self.status != "diverged":
+        if not self.training and self.status not in ("diverged", "finished"):
             self.status = "paused"
         self.flush()
 
@@ -176,7 +178,7 @@ class LiveLoop(param.Parameterized):
     async def _run(self):
         TURNS.training += 1
         try:
-            while self.training and self.status != "diverged":
+            while self.training and self.status not in ("diverged", "finished"):
                 async with TURNS.lock:     # one loop of the process trains at a time
                     if not self.training:
                         break
@@ -221,6 +223,9 @@ class LiveLoop(param.Parameterized):
         if stats.diverged or len(finite) < len(losses):
             self.status = "diverged"
             self.training = False  # -> _on_training -> flush()
+        elif getattr(trainer, "finished", False):
+            self.status = "finished"
+            self.training = False  # -> _on_training -> flush() (a Step flushes after its tick)
 
     def has_curve(self):
         return bool(self._curve[0])

@@ -1,14 +1,18 @@
-"""The memory lab, part one: the carry challenge (gleam.memory). Sliders set the delay, the
-distractors' noise, and the carry and admission of the gated paths and of the plain RNN; three
-presets; the table of accuracy, mean margin, median sensitivity and half-life per path, exactly
-the reference program's (5,000 trials, seed 46); and the state trajectories of four trials. A
-setting every path passes is named as what it is: a negative control.
+"""The memory lab. The carry challenge (gleam.memory): sliders set the delay, the distractors'
+noise, and the carry and admission of the gated paths and of the plain RNN; three presets; the
+table of accuracy, mean margin, median sensitivity and half-life per path, exactly the reference
+program's (5,000 trials, seed 46); and the state trajectories of four trials. A setting every
+path passes is named as what it is: a negative control. Then trained models: the build's sweeps
+as tables and plots (.trained), and one configuration retrained in the page (.retrain), chosen
+by the controls task, cell, forget bias, backward horizon and seed.
 """
 import numpy as np
 import panel as pn
 import param
 
 from app.chapters.base import ChapterViewer
+from app.chapters.memory_lab.retrain import HORIZONS, TASKS, Retrain, config_of
+from app.chapters.memory_lab.trained import CELLS, TrainedResults
 from app.widgets.figures import LinePlot
 from app.widgets.page import card, gv, html_pane, table, wrap_row
 from app.widgets.theme import PALETTE
@@ -44,7 +48,7 @@ class MemoryLabChapter(ChapterViewer):
 
     chapter_id = "memory"
     url_names = {"noise_sd": "noise", "gated_carry": "gc", "gated_admission": "ga",
-                 "elman_carry": "rc", "elman_admission": "ra"}
+                 "elman_carry": "rc", "elman_admission": "ra", "forget_bias": "fb", "horizon": "k"}
 
     delay = param.Integer(default=DEFAULT["delay"], bounds=(0, MAX_DELAY), label="Delay (noisy steps)")
     noise_sd = param.Number(default=DEFAULT["noise_sd"], bounds=(0.0, 1.0), step=0.01,
@@ -60,6 +64,11 @@ class MemoryLabChapter(ChapterViewer):
     preset_long = param.Event(label="Long noisy delay")
     preset_control = param.Event(label="Negative control: 4 quiet steps")
     preset_misgated = param.Event(label="Misgated: a short time constant")
+    task = param.Selector(default=next(iter(TASKS)), objects=list(TASKS), label="Task")
+    cell = param.Selector(default="lstm", objects=list(CELLS), label="Cell")
+    forget_bias = param.Selector(default=1.0, objects=[0.0, 1.0, 3.0], label="LSTM forget-gate bias")
+    horizon = param.Selector(default="full", objects=list(HORIZONS), label="Backward horizon k")
+    seed = param.Integer(default=0, bounds=(0, 10 ** 6), label="Seed")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -73,7 +82,21 @@ class MemoryLabChapter(ChapterViewer):
                            title=f"{label}: the state of four trials", x_label="step t",
                            y_label="state", height=220, css_class=f"gl-chmemory-path-{arch}")
             for arch, label in (("elman", "Plain RNN"), ("gru", "Gated path (LSTM- and GRU-like)"))}
+        self.trained = TrainedResults()
+        self.retrain = Retrain(self._config())
         self._recompute()
+
+    def _config(self):
+        return config_of(self.task, self.cell, self.forget_bias, self.horizon, self.seed)
+
+    @param.depends("task", "cell", "forget_bias", "horizon", "seed", watch=True)
+    def _on_config(self):
+        self.retrain.replace(self._config())
+        if "forget_bias" in self._widgets:
+            self._widgets["forget_bias"].disabled = self.cell != "lstm"
+
+    def leave(self):
+        self.retrain.loop.training = False
 
     def widget(self):
         w = pn.widgets
@@ -89,7 +112,13 @@ class MemoryLabChapter(ChapterViewer):
         controls = pn.Column(*sliders, *presets, about, width=290)
         views = pn.Column(self._table, *[pn.pane.Bokeh(p.fig, sizing_mode="stretch_width")
                                          for p in self._plots.values()], sizing_mode="stretch_width")
-        return card(wrap_row(controls, views, basis=420), layout=pn.Column, max_width=1100)
+        carry = card(wrap_row(controls, views, basis=420), layout=pn.Column, max_width=1100)
+        choices = [self.control("task", w.Select, width=190), self.control("cell", w.Select, width=120),
+                   self.control("forget_bias", w.Select, width=150, disabled=self.cell != "lstm"),
+                   self.control("horizon", w.Select, width=150), self.control("seed", w.IntInput, width=100)]
+        return pn.Column(carry, card(self.trained.panel(), layout=pn.Column, max_width=1100),
+                         card(html_pane("<h3>Retrain one configuration here</h3>"), self.retrain.panel(choices),
+                              layout=pn.Column, max_width=1100), sizing_mode="stretch_width")
 
     # ------------------------------------------------------------ controls
     @param.depends("preset_long", watch=True)
@@ -140,7 +169,7 @@ class MemoryLabChapter(ChapterViewer):
         return "The paths differ less cleanly here: read the margins and sensitivities."
 
     def values(self):
-        out = {"memory.error": self._error, "memory.verdict": self.verdict(),
+        out = {**self.trained.values(), **self.retrain.values(), "memory.error": self._error, "memory.verdict": self.verdict(),
                "memory.trials": f"{TRIALS:,}", "memory.seed": str(SEED)}
         for arch in PATHS:
             r = None if self._rows is None else self._rows[arch]
