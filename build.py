@@ -17,7 +17,8 @@ worker, main.js, and every asset):
 
 Stages: Pyodide core (npm) -> compiled wheels (checked against the official lock) ->
 pure wheels (PyPI, pinned by hash; markupsafe/pyyaml built pure from sdists; Panel and
-Bokeh slimmed) -> the project's wheel -> every pure wheel compiled to 3.12 bytecode
+Bokeh slimmed) -> the research labs' pretrained results (gleam.pretrained, cached by the code's
+fingerprint) -> the project's wheel -> every pure wheel compiled to 3.12 bytecode
 (Pyodide under node; buildtools/bytecode.py) -> the site's pyodide-lock.json -> each chapter's
 title, prose and math as static HTML (KaTeX under node) -> panel convert (once per chapter, in
 one process) and rewrites (buildtools/convert.py, boot.py: prose first, honest loading) ->
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -36,6 +38,7 @@ from pathlib import Path
 
 import content
 from content.render import TYPESET_FILE
+from gleam import pretrained
 from buildtools import pins
 from buildtools.convert import PYODIDE_DIR, convert
 from buildtools.fetch import (
@@ -86,13 +89,13 @@ def build(app: Path, site: Path, cache: Path) -> None:
     pyo = new / PYODIDE_DIR
     pyo.mkdir(parents=True)
 
-    with stage(f"1/11 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
+    with stage(f"1/12 Pyodide {pins.PYODIDE_VERSION} core files (npm pack pyodide)"):
         core = fetch_pyodide_core(cache)
         for f in pins.PYODIDE_CORE_FILES:
             shutil.copy2(core / f, pyo / f)
         official = json.loads((core / "pyodide-lock.json").read_text())
 
-    with stage(f"2/11 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
+    with stage(f"2/12 compiled wheels {list(pins.COMPILED_PACKAGES)} from {pins.COMPILED_SOURCE}, "
                "checked against the official lock"):
         source = fetch_compiled_source(cache)
         compiled = extract_compiled(source, official["packages"], list(pins.COMPILED_PACKAGES),
@@ -100,7 +103,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for path in compiled.values():
             shutil.copy2(path, pyo / path.name)
 
-    with stage(f"3/11 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
+    with stage(f"3/12 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
                "from sdists, Panel and Bokeh slimmed"):
         pure = []
         for spec, sha in pins.PURE_WHEELS.items():
@@ -111,7 +114,12 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for spec, sha in pins.SDIST_WHEELS.items():
             pure.append(build_sdist_wheel(spec, sha, cache))
 
-    with stage(f"4/11 static prose: each chapter's title, prose and math as HTML (KaTeX {pins.KATEX_VERSION})"):
+    with stage("4/12 the research labs' pretrained results (gleam.pretrained: sweeps run once per version of the code)"):
+        results = pretrained.cached(cache / "pretrained")
+        os.environ["GLEAM_PRETRAINED"] = str(results)   # what the prose and the pre-rendered pages read
+        print(f"[build]   {results.name}")
+
+    with stage(f"5/12 static prose: each chapter's title, prose and math as HTML (KaTeX {pins.KATEX_VERSION})"):
         katex = fetch_katex(cache)
         prose = static_prose.prose(chapters, katex)
         articles = static_prose.articles(chapters, katex, prose)
@@ -123,11 +131,12 @@ def build(app: Path, site: Path, cache: Path) -> None:
         print(f"[build]   {len(articles)} articles, {sum(map(len, articles.values())) / 1e3:.0f} kB of HTML; "
               f"{len(css)} KaTeX files")
 
-    with stage(f"5/11 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content + the typeset prose)"):
-        project = build_project_wheel(REPO, cache / "project", {f"content/{TYPESET_FILE}": typeset})
+    with stage(f"6/12 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content + the typeset prose and the pretrained results)"):
+        project = build_project_wheel(REPO, cache / "project", {f"content/{TYPESET_FILE}": typeset,
+                                                                 f"gleam/{pretrained.RESOURCE}": results.read_text(encoding="utf-8")})
         pure.append(project)
 
-    with stage("6/11 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
+    with stage("7/12 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
         pure, summary = compile_wheels(pure, core, cache)
         for whl in pure:
             shutil.copy2(whl, pyo / whl.name)
@@ -135,7 +144,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
               f"compiled now, {summary['cached']} from the cache); kept as source: "
               + (", ".join(summary["kept"]) or "none"))
 
-    with stage("7/11 pyodide-lock.json for exactly the shipped packages"):
+    with stage("8/12 pyodide-lock.json for exactly the shipped packages"):
         infos = [read_wheel(pyo / w.name) for w in pure]
         lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos)
         (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
@@ -145,22 +154,22 @@ def build(app: Path, site: Path, cache: Path) -> None:
             raise BuildError(f"lock entries nothing installs: {unused}")
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
-    with stage(f"8/11 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
+    with stage(f"9/12 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
         result = convert(app, REPO, new, set(lock["packages"]), chapters, articles, head, cache / "typeset.json")
         print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
               f"one worker {result['worker']}")
 
-    with stage("9/11 service worker: sw.js caches this build, for fast and offline second visits"):
+    with stage("10/12 service worker: sw.js caches this build, for fast and offline second visits"):
         sw = write_service_worker(new)
         print(f"[build]   build {sw['build']}: {sw['files']} files ({sw['bytes'] / 1e6:.1f} MB), "
               f"{sw['pinned']} of them pinned upstream copies served from the cache first")
 
-    with stage("10/11 verify: no external fetch, local references, lock hashes"):
+    with stage("11/12 verify: no external fetch, local references, lock hashes"):
         notes = verify_site(new, result["worker"], f"{PYODIDE_DIR}/pyodide-lock.json")
         for n in notes:
             print(f"[build]   {n}")
 
-    with stage("11/11 compress: a gzip copy of each text, wasm and stored wheel file, as a static host sends them"):
+    with stage("12/12 compress: a gzip copy of each text, wasm and stored wheel file, as a static host sends them"):
         count, before, after = precompress(new)
         print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
 

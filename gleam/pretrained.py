@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SPECS", "results", "fingerprint", "compute", "RESOURCE"]
+__all__ = ["SPECS", "results", "fingerprint", "compute", "cached", "RESOURCE"]
 
 RESOURCE = "pretrained.json"
 FORMAT = 1
@@ -125,10 +125,7 @@ def load():
     if folder is None:
         raise ValueError("no pretrained results: not shipped with this installation and no checkout "
                          "to compute them in (set GLEAM_PRETRAINED to a file of python -m gleam.pretrained)")
-    path = folder / f"{fingerprint()}.json"
-    if path.is_file():
-        return _read(path)
-    return compute(path)
+    return _read(cached(folder))
 
 
 @functools.lru_cache(maxsize=1)
@@ -181,6 +178,17 @@ def compute(path, progress=False):
     return _check(doc, path)
 
 
+def cached(folder, progress=False):
+    """The path of the results file for the current fingerprint in `folder`, made if missing."""
+    path = Path(folder) / f"{fingerprint()}.json"
+    if not (path.is_file() and _current(_read(path))):
+        compute(path, progress=progress)
+        for old in path.parent.glob("*.json"):       # another version's results: never read again
+            if old != path and len(old.stem) == 64:
+                old.unlink(missing_ok=True)
+    return path
+
+
 def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -190,11 +198,10 @@ def main(argv=None):
         folder = cache_dir()
         if folder is None:
             ap.error("not in a checkout: say where with --out")
-        args.out = folder / f"{fingerprint()}.json"
-    if args.out.is_file() and _current(_read(args.out)):
-        print(args.out)
+        print(cached(folder, progress=True))
         return 0
-    compute(args.out, progress=True)
+    if not (args.out.is_file() and _current(_read(args.out))):
+        compute(args.out, progress=True)
     print(args.out)
     return 0
 

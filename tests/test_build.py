@@ -474,6 +474,21 @@ def test_built_site_ships_every_module_of_the_project():
     assert sources and sources <= shipped, sorted(sources - shipped)
 
 
+def test_built_site_ships_the_pretrained_results_of_its_own_code():
+    """The research labs' sweeps ship in the site's wheel as gleam/pretrained.json, made from the
+    code the site was built from (its fingerprint is this checkout's) and complete."""
+    from gleam import pretrained
+    from gleam.sweep import config_key, expand_grid
+    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_NAME}-*-py3-none-any.whl"))
+    doc = json.loads(zipfile.ZipFile(wheel).read(f"gleam/{pretrained.RESOURCE}"))
+    assert doc["fingerprint"] == pretrained.fingerprint() and doc["specs"] == pretrained.SPECS
+    for lab, experiments in pretrained.SPECS.items():
+        for name, spec in experiments.items():
+            keys = [config_key(c) for c in expand_grid(spec["grid"], spec["fixed"])]
+            assert [r["key"] for r in doc["labs"][lab][name]] == keys
+            assert all(r["status"] == "ok" for r in doc["labs"][lab][name])
+
+
 # Every result SYLLABUS.md prints, as it prints it (with ≈: the tolerance it implies; "≈ 743 bits"
 # are whole bits of 743.6), by chapter.
 # Inputs (weights, sizes, thresholds) are not here: only numbers a computation produces.

@@ -131,6 +131,45 @@ def test_the_loop_reports_divergence_and_reset_starts_again():
     assert loop.trainer.steps == 0 and restarts == ["ready", "ready"]
 
 
+class FixedRun(CountingTrainer):
+    """A run of `total` updates (gleam.sweep_memory.CueDelayRun's shape): `finished` at its end."""
+
+    def __init__(self, total):
+        super().__init__()
+        self.total = total
+
+    finished = property(lambda self: self.steps >= self.total)
+
+    def step(self, n):
+        return super().step(min(n, self.total - self.steps))
+
+
+def test_a_run_of_fixed_length_stops_as_finished_and_only_reset_starts_it_again():
+    pushed = []
+    run = FixedRun(400)
+    loop = LiveLoop(run, views=[View(10.0, lambda final: pushed.append((final, loop.status)))])
+    loop.tick(n=5)
+    assert loop.status == "ready" and run.steps == 5
+
+    async def main():                  # Train, as a page's event loop runs it, until it stops
+        loop.training = True
+        deadline = time.perf_counter() + 20
+        while loop.training or loop.running:
+            await asyncio.sleep(0.001)
+            assert time.perf_counter() < deadline, f"still training after {run.steps} steps"
+
+    asyncio.run(main())
+    assert run.steps == 400 and loop.status == "finished" and not loop.training
+    assert pushed[-1] == (True, "finished")               # stopping pushed the exact figures
+    loop.param.trigger("step_once")
+    loop.training = True
+    assert run.steps == 400 and not loop.training and loop.status == "finished"
+    loop.param.trigger("reset")
+    assert run.steps == 0 and loop.status == "ready"
+    loop.param.trigger("step_once")
+    assert run.steps == 1 and loop.status == "paused"
+
+
 def test_the_loops_of_one_process_take_turns_so_a_click_waits_behind_one_tick_at_most():
     """Five sessions training on one event loop (panel serve): between two turns of a waiting
     coroutine (a click being handled) at most one loop trains, and a tick's budget is shared."""
@@ -172,6 +211,13 @@ def test_the_loops_of_one_process_take_turns_so_a_click_waits_behind_one_tick_at
     assert not any(loop.running for loop in loops)
     alone = LiveLoop(CountingTrainer())
     assert live_loop.TURNS.budget(alone.budget) == live_loop.TICK_BUDGET
+
+
+def test_a_line_plots_unlabelled_series_have_no_legend_entry():
+    plot = LinePlot({"a.0": ("a", PALETTE.positive, "solid"), "a.1": ("", PALETTE.positive, "dashed"),
+                     "b.0": ("b", PALETTE.secondary, "solid")}, x_range=(0, 1), y_range=(0, 1))
+    legend = plot.fig.above[0]
+    assert [item.label.value for item in legend.items] == ["a", "b"] and len(plot.fig.renderers) == 3
 
 
 def test_line_plot_replaces_its_lines_and_keeps_log_axes_drawable():

@@ -1,13 +1,17 @@
-"""The memory lab's carry challenge in the browser: presets clicked and sliders moved by keyboard;
-every number of the table is gleam's (gleam.memory.carry_challenge at the sliders' exact values,
-5,000 trials, seed 46), and the verdict under it is the one its numbers call for."""
+"""The memory lab in the browser. The carry challenge: presets clicked and sliders moved by
+keyboard; every number of the table is gleam's (gleam.memory.carry_challenge at the sliders' exact
+values, 5,000 trials, seed 46), and the verdict under it is the one its numbers call for. The
+trained models: every number of their tables is the build's records' (tests/memory_trained.py);
+a retrain finishes while the page still answers, and Pause keeps the model."""
 import math
 
 import pytest
 
+from app.chapters.memory_lab.retrain import ROWS
 from content import fmt_fixed
 from gleam import memory
 from helpers import wait_until
+from tests.memory_trained import expected
 
 pytestmark = pytest.mark.ui
 
@@ -75,3 +79,75 @@ def test_sliders_move_the_table_to_gleams(shared_lab, key, keys):
     wait_until(lambda: abs(lab.model_value(f"gl-chmemory-{key}") - before) > 1e-9, page=lab.page,
                message=f"for {key} to move")
     check_table(lab, f"{key} moved to {lab.model_value(f'gl-chmemory-{key}')}")
+
+
+# ---- trained models -------------------------------------------------------------------------
+def test_the_trained_tables_show_the_builds_records(shared_lab):
+    lab = shared_lab
+    open_memory(lab)
+    want = expected()
+
+    def equal():
+        shown = lab.shown_values()
+        wrong = {k: (shown.get(k), v) for k, v in want.items() if shown.get(k) != v}
+        assert not wrong, f"{len(wrong)} values differ from the records', e.g. {list(wrong.items())[:3]}"
+    wait_until(equal, page=lab.page, message="for the trained tables")
+
+
+def retrain_status(lab):
+    return lab.text("memory.retrain.status")
+
+
+def choose(lab, cls, label):
+    lab.page.locator(f".{cls} select").select_option(label=label)
+
+
+def fresh_run(lab, cell_label):
+    choose(lab, "gl-chmemory-cell", cell_label)
+    lab.wait_text("memory.retrain.updates", lambda t: t == "0", what="0 (a new run)")
+
+
+def test_a_retrain_finishes_and_the_page_answers_while_it_trains(shared_lab, site):
+    """Train to the end: the carry challenge's sliders still work meanwhile, the run ends as
+    finished with every update taken, and the acceptance test of the model is shown (on a server,
+    in CPython, it is the build's run of the configuration to every digit)."""
+    lab = shared_lab
+    open_memory(lab)
+    preset(lab, "gl-chmemory-long", "long noisy delay")
+    fresh_run(lab, "Elman RNN")
+    lab.click("gl-chmemory-rt-train")
+    lab.wait_text("memory.retrain.status", lambda s: s in ("training", "finished"), what="training")
+    before = lab.model_value("gl-chmemory-gc")
+    lab.slider_keys("gl-chmemory-gc", "ArrowLeft")
+    wait_until(lambda: lab.model_value("gl-chmemory-gc") < before - 1e-9, page=lab.page, message="gc to move")
+    check_table(lab, "carry challenge, while the retrain trains")
+    lab.wait_text("memory.retrain.status", lambda s: s == "finished", timeout=180, what="finished")
+    shown = lab.shown_values()
+    assert shown["memory.retrain.updates"] == shown["memory.retrain.total"] != "0"
+    assert shown["memory.retrain.epoch"] == shown["memory.retrain.epochs"]
+    for key, _, _ in ROWS:
+        assert shown[f"memory.retrain.mine.{key}"] not in ("—", None), key
+        if site.mode == "serve":
+            assert shown[f"memory.retrain.mine.{key}"] == shown[f"memory.retrain.built.{key}"], key
+    assert not lab.model_value("gl-chmemory-rt-train", "active")
+
+
+def test_pause_keeps_the_model_and_train_goes_on_from_it(shared_lab):
+    lab = shared_lab
+    open_memory(lab)
+    fresh_run(lab, "LSTM")
+    lab.click("gl-chmemory-rt-train")
+    lab.wait_number("memory.retrain.updates", lambda n: n >= 20, timeout=60, what=">= 20 updates")
+    lab.click("gl-chmemory-rt-pause")
+    lab.wait_text("memory.retrain.status", lambda s: s == "paused", what="paused")
+    kept = lab.number("memory.retrain.updates")
+    lab.wait_text("memory.retrain.mine.test_accuracy", lambda t: t != "—", what="the test of the paused model")
+    assert 0 < kept < lab.number("memory.retrain.total")
+    assert lab.number("memory.retrain.updates") == kept            # stopped: nothing trains
+    lab.click("gl-chmemory-rt-train")
+    lab.wait_number("memory.retrain.updates", lambda n: n > kept, timeout=60, what=f"> {kept}: on from the kept model")
+    lab.click("gl-chmemory-rt-pause")
+    lab.wait_text("memory.retrain.status", lambda s: s == "paused", what="paused")
+    lab.click("gl-chmemory-rt-reset")
+    lab.wait_text("memory.retrain.updates", lambda t: t == "0", what="0 after Reset")
+    assert lab.text("memory.retrain.mine.test_accuracy") == "—"

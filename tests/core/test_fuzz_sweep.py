@@ -160,6 +160,12 @@ def split_configs():
         sizes, optional={**rest, **({"typo": st.just(1)} if k == 1 else {})}))
 
 
+def _stepped_run(config, n):
+    run = sweep_memory.CueDelayRun(config)
+    stats = run.step(n)
+    return [stats.loss, run.metrics()]
+
+
 def memory_configs():
     """Small configs of train_cue_delay (sizes always given)."""
     sizes = {"n_train": size(1, 30), "n_test": size(1, 10), "epochs": size(1, 2), "probe_n": size(1, 4),
@@ -221,10 +227,16 @@ TABLE = [
     # -- sweep_memory (cue_delay's and the acceptance test's messages name their own arguments)
     E(sweep_memory.train_cue_delay, call(memory_configs()),
       aliases=SPLIT_NAMES + ("delay", "delays", "n_pairs", "budget", "amplitude")),
+    E(sweep_memory.normalized, call(memory_configs()), aliases=SPLIT_NAMES + ("delay",)),
+    # a run made, stepped any number of updates (any value as n), and tested as it is then
+    E(_stepped_run, call(memory_configs(), sometimes_bad(size(1, 40), BAD_SIZES)),
+      aliases=SPLIT_NAMES + ("delay", "delays", "n_pairs", "budget", "amplitude"),
+      covers=(sweep_memory.CueDelayRun,)),
 ]
 
 RECORDS = {
     runner.SweepReport: "what run_sweep reports",
+    sweep_memory.RunStats: "what CueDelayRun.step reports (a dataclass of numbers it made)",
     runner.SweepInterrupted: "an exception type, raised on Ctrl-C (tests/core/test_sweep.py)",
     cli.main: "the command line: argparse refuses bad arguments with exit status 2; run "
               "through subprocesses in tests/research/test_sweep.py",

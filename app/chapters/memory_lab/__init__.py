@@ -113,9 +113,11 @@ class MemoryLabChapter(ChapterViewer):
         views = pn.Column(self._table, *[pn.pane.Bokeh(p.fig, sizing_mode="stretch_width")
                                          for p in self._plots.values()], sizing_mode="stretch_width")
         carry = card(wrap_row(controls, views, basis=420), layout=pn.Column, max_width=1100)
-        choices = [self.control("task", w.Select, width=190), self.control("cell", w.Select, width=120),
+        choices = [self.control("task", w.Select, width=190), self.control("cell", w.Select, width=120,
+                                                                                options={v: k for k, v in CELLS.items()}),
                    self.control("forget_bias", w.Select, width=150, disabled=self.cell != "lstm"),
-                   self.control("horizon", w.Select, width=150), self.control("seed", w.IntInput, width=100)]
+                   self.control("horizon", w.Select, width=150,
+                                options={("full backpropagation" if k == "full" else k): k for k in HORIZONS}), self.control("seed", w.IntInput, width=100)]
         return pn.Column(carry, card(self.trained.panel(), layout=pn.Column, max_width=1100),
                          card(html_pane("<h3>Retrain one configuration here</h3>"), self.retrain.panel(choices),
                               layout=pn.Column, max_width=1100), sizing_mode="stretch_width")

@@ -12,7 +12,7 @@ import math
 import panel as pn
 
 from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import gv, html_pane, table
+from app.widgets.page import gv, html_pane, table, wrap_row
 from app.widgets.streaming import StreamingCurve
 from app.widgets.theme import PALETTE
 from content import fmt_fixed, fmt_sci
@@ -64,7 +64,7 @@ class Retrain:
         self.tested = None                  # (updates, metrics) of the last acceptance test
         self.progress = html_pane(css_classes=["gl-chmemory-progress"])
         self.results = html_pane(css_classes=["gl-chmemory-results"])
-        self.curve = StreamingCurve("Training loss, nats per sequence: pale each update, dark the EMA",
+        self.curve = StreamingCurve("Training loss (nats): each update, and its EMA",
                                     "update", LN2, {"chance": ("chance (ln 2)", PALETTE.faint, "dashed", "above"),
                                                     "half": ("no memory: ½ ln 2", PALETTE.faint, "dotted", "below")},
                                     height=200, css_class="gl-chmemory-loss")
@@ -134,6 +134,6 @@ class Retrain:
                                "epoch); Pause keeps the model, Train goes on from it.</div>")
 
     def panel(self, controls):
-        return pn.Column(pn.Row(*controls, sizing_mode="stretch_width"), self.loop.controls("gl-chmemory-rt"),
+        return pn.Column(wrap_row(*controls), self.loop.controls("gl-chmemory-rt"),
                          self.progress, pn.pane.Bokeh(self.curve.fig, sizing_mode="stretch_width"), self.results,
                          sizing_mode="stretch_width")

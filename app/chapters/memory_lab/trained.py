@@ -107,14 +107,14 @@ class TrainedResults:
 
         def span(key):
             return gv(key, v[key])
-        cells = table(
-            ["cell", "width n", "parameters", "test accuracy", "'?' accuracy per seed", f"holds Δ = {hold['cells']}",
-             "max horizon per seed", "state swap: swapped", "cue erasure: drop", "'!' accuracy",
-             "window baseline '?'", "revision latency"],
-            [[CELLS[c]] + [span(f"memory.trained.cells.{c}.{x}") for x in
-                           ("n", "params", "test", "needs_cue", "held", "horizon", "swap", "erasure", "no_memory",
-                            "window", "revision")]
-             for c in d["architectures"]])
+        rows = [("n", "width n"), ("params", "parameters"), ("test", "test accuracy (mean ± sd)"),
+                ("needs_cue", "'?' accuracy, per seed"), ("held", f"holds Δ = {hold['cells']}"),
+                ("horizon", "max horizon, per seed"), ("swap", "state swap: swapped, per seed"),
+                ("erasure", "cue erasure: drop, per seed"), ("no_memory", "'!' accuracy (mean ± sd)"),
+                ("window", "window baseline '?' (mean ± sd)"), ("revision", "revision latency, per seed")]
+        cells = table([""] + [CELLS[c] for c in d["architectures"]],
+                      [[label] + [span(f"memory.trained.cells.{c}.{x}") for c in d["architectures"]]
+                       for x, label in rows])
         bias = table(["forget-gate bias", "'?' accuracy per seed", f"holds Δ = {hold['forget_bias']}",
                       "‖∂L/∂x₀‖ after epoch 1 (mean)", f"after epoch {d['task']['epochs']} (mean)"],
                      [[fmt_fixed(float(b), 0)] + [span(f"memory.trained.bias.{fmt_fixed(float(b), 0)}.{x}")
