@@ -31,10 +31,11 @@ __all__ = ["SPECS", "results", "fingerprint", "compute", "cached", "RESOURCE"]
 RESOURCE = "pretrained.json"
 FORMAT = 1
 
-# The memory lab's default long-delay task: the cue, 20 to 40 distractors, then the query; 600
-# parameters per model (width matched per cell); 10 epochs of 2,000 examples; the acceptance test
-# probes retention at 1 to 64 steps and everything else at a delay of 30.
-MEMORY_TASK = {"delay": [20, 40], "params": 600, "epochs": 10, "forget_bias": 1.0,
+# The memory lab's default long-delay task: the cue, 20 to 40 distractors, then the query, read as
+# features of amplitude 1 (one-hot channels; the acceptance test then varies the distractors'
+# amplitude); 600 parameters per model (width matched per cell); 10 epochs of 2,000 examples; the
+# acceptance test probes retention at 1 to 64 steps and everything else at a delay of 30.
+MEMORY_TASK = {"delay": [20, 40], "params": 600, "epochs": 10, "forget_bias": 1.0, "amplitude": 1.0,
                "probe_delays": [1, 2, 4, 8, 16, 32, 64], "probe_delay": 30}
 SEEDS = [0, 1, 2, 3, 4]
 

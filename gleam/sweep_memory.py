@@ -44,7 +44,7 @@ from gleam.cell_names import CELL_NAMES
 from gleam.optim import Adam
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.sweep_runs import _seed, _with_defaults
-from gleam.tasks_cue_delay import CUES, QUERIES
+from gleam.tasks_cue_delay import CUES, QUERIES, channels
 from gleam.train import Trainer
 
 __all__ = ["train_cue_delay", "CueDelayRun", "RunStats", "DEFAULTS", "normalized"]
@@ -52,7 +52,8 @@ __all__ = ["train_cue_delay", "CueDelayRun", "RunStats", "DEFAULTS", "normalized
 DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_needs_cue": 0.5,
             "p_supersede": 0.0, "n_train": 2000, "n_test": 400, "epochs": 10, "lr": 0.01,
             "batch_size": 32, "clip": 5.0, "forget_bias": 1.0, "truncate": None, "probe_delays": [1, 2, 4, 8, 16, 32],
-            "probe_delay": 8, "probe_n": 100, "seed": 0}
+            "probe_delay": 8, "probe_n": 100, "amplitude": None, "probe_amplitudes": [0.5, 1.0, 2.0, 4.0],
+            "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_EXAMPLES = 512, 10 ** 4, 10 ** 5
 DISTRACTORS = "cdef"        # cue_delay's default alphabet, which the acceptance test probes with
 WINDOW = 2                  # the current-window baseline reads the last WINDOW characters and the query
@@ -66,6 +67,9 @@ def _config(config):
 
     if not isinstance(c["delay"], (int, list, tuple)) or isinstance(c["delay"], bool):
         raise ValueError(f"config['delay'] must be an integer or a [lo, hi] pair, got {c['delay']!r:.60}")
+    if not isinstance(c["probe_amplitudes"], (list, tuple)) or not c["probe_amplitudes"]:
+        raise ValueError(f"config['probe_amplitudes'] must be a non-empty list of amplitudes, "
+                         f"got {c['probe_amplitudes']!r:.60}")
     if not isinstance(c["probe_delays"], (list, tuple)) or not c["probe_delays"]:
         raise ValueError(f"config['probe_delays'] must be a non-empty list of delays, got {c['probe_delays']!r:.60}")
     return dict(c, cell=checks.one_of("config['cell']", c["cell"], CELL_NAMES),
@@ -81,6 +85,10 @@ def _config(config):
                 forget_bias=checks.number("config['forget_bias']", c["forget_bias"]),
                 truncate=size("truncate", hi=10 ** 4, none_ok=True),
                 probe_delay=size("probe_delay", hi=10 ** 4), probe_n=size("probe_n", hi=2048),
+                amplitude=checks.number("config['amplitude']", c["amplitude"], minimum=0, maximum=1e6,
+                                        strict_min=True, none_ok=True),
+                probe_amplitudes=[checks.number("config['probe_amplitudes']", a, minimum=0, maximum=1e6,
+                                                strict_min=True) for a in c["probe_amplitudes"]],
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
 
 
@@ -106,14 +114,17 @@ class CueDelayRun:
         self.config = c = _config(config)
         data_ss, self._weights_ss, self._order_ss, probe_ss = np.random.SeedSequence(c["seed"]).spawn(4)
         data_seed, self._probe_seed = _seed(data_ss), _seed(probe_ss)
-        options = {"delay": c["delay"], "p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"]}
+        options = {"delay": c["delay"], "p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"],
+                   "amplitude": c["amplitude"]}
         self.train_examples = tasks.cue_delay(c["n_train"], data_seed, **options)
         self.test_examples = tasks.cue_delay(c["n_test"], data_seed + 1, **options)
-        self.vocab = "".join(sorted(CUES + QUERIES + DISTRACTORS))   # every character the task can hold
+        features = c["amplitude"] is not None
+        # token ids over every character the task can hold, or features over its channels
+        self.vocab = channels(DISTRACTORS) if features else "".join(sorted(CUES + QUERIES + DISTRACTORS))
         d = len(self.vocab)
         self.n = c["n"] if c["n"] is not None else min(MAX_WIDTH, counting.matching_width(c["cell"], c["params"], d))
-        self._data = tasks.encode(self.train_examples, self.vocab)
-        self._held = tasks.encode(self.test_examples, self.vocab)
+        self._data = tasks.encode(self.train_examples, None if features else self.vocab, features=features)
+        self._held = tasks.encode(self.test_examples, None if features else self.vocab, features=features)
         self._needs_cue = np.array([e.text[-1] == QUERIES[0] for e in self.test_examples])
         self.steps_per_epoch = -(-c["n_train"] // c["batch_size"])
         self.total_steps = c["epochs"] * self.steps_per_epoch
@@ -173,10 +184,12 @@ class CueDelayRun:
     def metrics(self):
         """The metrics of train_cue_delay (module docstring) for the model as it is now."""
         c = self.config
+        amp = c["amplitude"]
         report = acceptance.acceptance_report(
-            self.model, self.vocab, delays=c["probe_delays"], n=c["probe_n"], seed=self._probe_seed,
-            delay=c["probe_delay"], train_examples=self.train_examples, window=WINDOW)
-        ret, window = report["retention"], report["window_baseline"]
+            self.model, None if amp is not None else self.vocab, delays=c["probe_delays"], n=c["probe_n"],
+            seed=self._probe_seed, delay=c["probe_delay"], train_examples=self.train_examples, window=WINDOW,
+            amplitude=amp, amplitudes=None if amp is None else c["probe_amplitudes"])
+        ret, window, grid = report["retention"], report["window_baseline"], report["interference"]
         total, count = self._epoch
         train_accuracy = total / count if count else self._train_accuracy
         pred = self.model.predict(self._held.X, self._held.mask)
@@ -195,6 +208,9 @@ class CueDelayRun:
                "window_needs_cue_accuracy": window["accuracy_needs_cue"],
                "window_no_memory_accuracy": window["accuracy_no_memory"],
                "revision_latency": -1 if report["revision"]["latency"] is None else report["revision"]["latency"]}
+        for count, row in zip(grid["counts"], grid["accuracy"]):
+            for a, acc in zip(grid["amplitudes"], row):
+                out[f"interference_{count}" + ("" if a is None else f"_{a:g}")] = acc
         return out
 
 

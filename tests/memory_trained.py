@@ -3,7 +3,7 @@ records (gleam.pretrained) alone: the app tests and the browser tests compare th
 import statistics
 
 from content import fmt_fixed, fmt_sci
-from gleam import pretrained
+from gleam import pretrained, sweep_memory
 
 SPECS = pretrained.SPECS["memory"]
 
@@ -49,6 +49,9 @@ def expected():
                     f"{k}.window": mean_sd(ms, "window_needs_cue_accuracy", 2),
                     f"{k}.no_memory": mean_sd(ms, "no_memory_accuracy", 2),
                     f"{k}.revision": horizons(ms, "revision_latency")})
+        amps = sweep_memory.normalized(SPECS["cells"]["fixed"])["probe_amplitudes"]
+        for a in amps:
+            out[f"{k}.interference.{a:g}"] = per_seed(ms, f"interference_{at}_{a:g}")
     last = SPECS["forget_bias"]["fixed"]["epochs"]
     for bias in SPECS["forget_bias"]["grid"]["forget_bias"]:
         ms, k = seeds(runs["forget_bias"], forget_bias=bias), f"memory.trained.bias.{fmt_fixed(bias, 0)}"

@@ -7,8 +7,8 @@ import copy
 import dataclasses
 import functools
 import math
+import statistics
 
-import numpy as np
 
 from gleam import memory
 from gleam.examples.data import plain
@@ -43,9 +43,11 @@ SHOWN_METRICS = ("n", "n_params", "test_accuracy", "test_needs_cue_accuracy", "n
 
 
 def _stats(values):
-    x = np.asarray(values, dtype=float)
-    return {"mean": float(x.mean()), "std": float(x.std(ddof=1)) if len(x) > 1 else 0.0,
-            "min": float(x.min()), "max": float(x.max()), "values": [float(v) for v in x]}
+    """Mean (exact: statistics.mean, so a printed digit never rests on summation order), sample
+    std, min, max and the values themselves."""
+    x = [float(v) for v in values]
+    return {"mean": statistics.mean(x), "std": statistics.stdev(x) if len(x) > 1 else 0.0,
+            "min": min(x), "max": max(x), "values": x}
 
 
 def _group(records, hold_at):
@@ -57,12 +59,12 @@ def _group(records, hold_at):
     return {"seeds": [r["config"]["seed"] for r in records],
             "metrics": {k: _stats([x[k] for x in m]) for k in SHOWN_METRICS},
             "retention": {"delays": delays,
-                          "mean": [float(np.mean([x[f"retention_at_{d}"] for x in m])) for d in delays],
+                          "mean": [statistics.mean(x[f"retention_at_{d}"] for x in m) for d in delays],
                           "min": [float(min(x[f"retention_at_{d}"] for x in m)) for d in delays],
                           "max": [float(max(x[f"retention_at_{d}"] for x in m)) for d in delays],
                           "per_seed": [[x[f"retention_at_{d}"] for d in delays] for x in m]},
             "cue_grad_by_epoch": {"epochs": epochs,
-                                  "mean": [float(np.mean([x[f"cue_grad_epoch_{e}"] for x in m])) for e in epochs],
+                                  "mean": [statistics.mean(x[f"cue_grad_epoch_{e}"] for x in m) for e in epochs],
                                   "per_seed": [[x[f"cue_grad_epoch_{e}"] for e in epochs] for x in m]},
             "held": sum(x["retention_max"] >= hold_at for x in m), "runs": len(m),
             "not_held": sum(x["retention_max"] < hold_at for x in m),
@@ -70,7 +72,26 @@ def _group(records, hold_at):
             # the state swap and the cue erasure among the seeds that hold the cue and those that do not
             "swap_held": [x["swap_swapped"] for x in m if x["retention_max"] >= hold_at],
             "swap_not_held": [x["swap_swapped"] for x in m if x["retention_max"] < hold_at],
-            "erasure_held": [x["erasure_drop"] for x in m if x["retention_max"] >= hold_at]}
+            "erasure_held": [x["erasure_drop"] for x in m if x["retention_max"] >= hold_at],
+            "interference": _interference(records, hold_at)}
+
+
+def _interference(records, count):
+    """'?' accuracy at `count` distractors per amplitude (a feature model's runs), per seed and
+    over the seeds that hold the cue; None for a token model."""
+    from gleam.sweep_memory import normalized
+    c = normalized(records[0]["config"])
+    amps = c["probe_amplitudes"]
+    if c["amplitude"] is None:
+        return None
+    m = [r["metrics"] for r in records]
+    per_seed = [[x[f"interference_{count}_{a:g}"] for a in amps] for x in m]
+    held = [row for row, x in zip(per_seed, m) if x["retention_max"] >= count]
+    return {"count": count, "amplitudes": amps, "trained_at": c["amplitude"], "per_seed": per_seed,
+            "mean": [statistics.mean(col) for col in zip(*per_seed)],
+            "min": [float(min(col)) for col in zip(*per_seed)], "max": [float(max(col)) for col in zip(*per_seed)],
+            "held_min": [float(min(col)) for col in zip(*held)] if held else None,
+            "held_max": [float(max(col)) for col in zip(*held)] if held else None}
 
 
 def _by(records, name):

@@ -144,3 +144,17 @@ def test_the_prose_says_what_the_runs_give():
                for cell in SPECS["horizons"]["grid"]["cell"])
     assert (f"The runs at k = {ks[2]} are identical to those at k = {ks[1]}" in text) == same
     assert "Not built yet" not in text
+
+
+def test_the_interference_sentence_is_the_held_seeds_range():
+    import content
+    text = " ".join(content.render("memory").split())
+    runs = pretrained.results("memory")
+    at = hold_at(SPECS["cells"])
+    amps = sweep_memory.normalized(SPECS["cells"]["fixed"])["probe_amplitudes"]
+    held = [m for m in seeds(runs["cells"], cell="lstm") if m["retention_max"] >= at]
+    assert held, "no LSTM seed holds the cue: the chapter's interference sentence is not shown"
+    for i, a in enumerate(amps):
+        accs = [m[f"interference_{at}_{a:g}"] for m in held]
+        words = f"{fmt_fixed(min(accs), 2)} to {fmt_fixed(max(accs), 2)} at {'amplitude ' if i == 0 else ''}× {a}"
+        assert words in text, words

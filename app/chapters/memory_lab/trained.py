@@ -87,12 +87,14 @@ class TrainedResults:
                         f"{k}.window": mean_sd(m["window_needs_cue_accuracy"], 2),
                         f"{k}.no_memory": mean_sd(m["no_memory_accuracy"], 2),
                         f"{k}.revision": horizons(m["revision_latency"])})
+            inter = g["interference"]
+            for a, col in zip(inter["amplitudes"], zip(*inter["per_seed"])):
+                out[f"{k}.interference.{a:g}"] = ", ".join(fmt_fixed(v, 2) for v in col)
         for b, g in d["forget_bias"].items():
             m, k = g["metrics"], f"memory.trained.bias.{fmt_fixed(float(b), 0)}"
-            first = g["cue_grad_by_epoch"]["per_seed"]
+            means = g["cue_grad_by_epoch"]["mean"]
             out.update({f"{k}.needs_cue": per_seed(m["needs_cue_accuracy"]), f"{k}.held": held(g),
-                        f"{k}.grad_first": fmt_sci(sum(s[0] for s in first) / len(first), text=True),
-                        f"{k}.grad_last": fmt_sci(sum(s[-1] for s in first) / len(first), text=True)})
+                        f"{k}.grad_first": fmt_sci(means[0], text=True), f"{k}.grad_last": fmt_sci(means[-1], text=True)})
         for cell, by_k in d["horizons"].items():
             for kk, g in by_k.items():
                 k = f"memory.trained.horizons.{cell}.{kk}"
@@ -115,6 +117,10 @@ class TrainedResults:
         cells = table([""] + [CELLS[c] for c in d["architectures"]],
                       [[label] + [span(f"memory.trained.cells.{c}.{x}") for c in d["architectures"]]
                        for x, label in rows])
+        inter = d["architectures"]["lstm"]["interference"]
+        louder = table([f"distractor amplitude (trained at {inter['trained_at']:g})"] + [CELLS[c] for c in d["architectures"]],
+                       [[f"× {a:g}"] + [span(f"memory.trained.cells.{c}.interference.{a:g}") for c in d["architectures"]]
+                        for a in inter["amplitudes"]])
         bias = table(["forget-gate bias", "'?' accuracy per seed", f"holds Δ = {hold['forget_bias']}",
                       "‖∂L/∂x₀‖ after epoch 1 (mean)", f"after epoch {d['task']['epochs']} (mean)"],
                      [[fmt_fixed(float(b), 0)] + [span(f"memory.trained.bias.{fmt_fixed(float(b), 0)}.{x}")
@@ -134,6 +140,8 @@ class TrainedResults:
             html_pane("<h3>Three cells at matched parameter counts</h3>" + note + cells
                       + spec_block("cells", specs["cells"]), css_classes=["gl-chmemory-cells"]),
             pn.pane.Bokeh(self.retention.fig, sizing_mode="stretch_width"),
+            html_pane(f"<h4>Interference: '?' accuracy per seed at Δ = {inter['count']} as the distractors grow "
+                      "louder</h4>" + louder, css_classes=["gl-chmemory-interference"]),
             html_pane("<h3>The LSTM's forget-gate bias</h3>" + bias + spec_block("forget_bias", specs["forget_bias"]),
                       css_classes=["gl-chmemory-bias"]),
             pn.pane.Bokeh(self.grads.fig, sizing_mode="stretch_width"),
