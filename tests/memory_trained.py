@@ -45,6 +45,7 @@ def expected():
         out.update({f"{k}.n": str(ms[0]["n"]), f"{k}.params": str(ms[0]["n_params"]),
                     f"{k}.test": mean_sd(ms, "test_accuracy", 3), f"{k}.needs_cue": per_seed(ms, "needs_cue_accuracy"),
                     f"{k}.held": held(ms, at), f"{k}.horizon": horizons(ms, "retention_max"),
+                    f"{k}.p50": horizons(ms, "retention_p50"), f"{k}.p95": horizons(ms, "retention_p95"),
                     f"{k}.swap": per_seed(ms, "swap_swapped"), f"{k}.erasure": per_seed(ms, "erasure_drop"),
                     f"{k}.window": mean_sd(ms, "window_needs_cue_accuracy", 2),
                     f"{k}.no_memory": mean_sd(ms, "no_memory_accuracy", 2),

@@ -38,7 +38,7 @@ def examples():
 # experiment's is 16, its fixed delay.
 HOLD_AT = {"cells": 32, "forget_bias": 32, "horizons": 16}
 SHOWN_METRICS = ("n", "n_params", "test_accuracy", "test_needs_cue_accuracy", "needs_cue_accuracy",
-                 "no_memory_accuracy", "retention_max", "swap_swapped", "erasure_drop",
+                 "no_memory_accuracy", "retention_p50", "retention_p95", "retention_max", "swap_swapped", "erasure_drop",
                  "window_needs_cue_accuracy", "revision_latency", "cue_grad")
 
 

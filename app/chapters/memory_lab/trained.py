@@ -83,6 +83,7 @@ class TrainedResults:
             out.update({f"{k}.n": str(int(m["n"]["values"][0])), f"{k}.params": str(int(m["n_params"]["values"][0])),
                         f"{k}.test": mean_sd(m["test_accuracy"]), f"{k}.needs_cue": per_seed(m["needs_cue_accuracy"]),
                         f"{k}.held": held(g), f"{k}.horizon": horizons(m["retention_max"]),
+                        f"{k}.p50": horizons(m["retention_p50"]), f"{k}.p95": horizons(m["retention_p95"]),
                         f"{k}.swap": per_seed(m["swap_swapped"]), f"{k}.erasure": per_seed(m["erasure_drop"]),
                         f"{k}.window": mean_sd(m["window_needs_cue_accuracy"], 2),
                         f"{k}.no_memory": mean_sd(m["no_memory_accuracy"], 2),
@@ -111,7 +112,8 @@ class TrainedResults:
             return gv(key, v[key])
         rows = [("n", "width n"), ("params", "parameters"), ("test", "test accuracy (mean ± sd)"),
                 ("needs_cue", "'?' accuracy, per seed"), ("held", f"holds Δ = {hold['cells']}"),
-                ("horizon", "max horizon, per seed"), ("swap", "state swap: swapped, per seed"),
+                ("horizon", "max horizon, per seed"), ("p50", "P50 horizon (R ≥ 0.5), per seed"),
+                ("p95", "P95 horizon (R ≥ 0.95), per seed"), ("swap", "state swap: swapped, per seed"),
                 ("erasure", "cue erasure: drop, per seed"), ("no_memory", "'!' accuracy (mean ± sd)"),
                 ("window", "window baseline '?' (mean ± sd)"), ("revision", "revision latency, per seed")]
         cells = table([""] + [CELLS[c] for c in d["architectures"]],
