@@ -136,7 +136,7 @@ def _loaded():
 
 def results(lab):
     """{experiment: [its "ok" records]} of `lab` ("memory")."""
-    if lab not in SPECS:
+    if not isinstance(lab, str) or lab not in SPECS:
         raise ValueError(f"lab must be one of {sorted(SPECS)}, got {lab!r:.40}")
     return _loaded()["labs"][lab]
 

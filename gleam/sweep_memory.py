@@ -34,8 +34,6 @@ the acceptance test's probe sets, so a config fixes its metrics on every backend
      "fixed": {"delay": [8, 24], "params": 600}}
 """
 import math
-import time
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,11 +41,12 @@ from gleam import acceptance, checks, counting, tasks
 from gleam.cell_names import CELL_NAMES
 from gleam.optim import Adam
 from gleam.seqmodel import SeqModel, SeqModelConfig
+from gleam.stepped_run import SteppedRun
 from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_cue_delay import CUES, QUERIES, channels
 from gleam.train import Trainer
 
-__all__ = ["train_cue_delay", "CueDelayRun", "RunStats", "DEFAULTS", "normalized"]
+__all__ = ["train_cue_delay", "CueDelayRun", "DEFAULTS", "normalized"]
 
 DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_needs_cue": 0.5,
             "p_supersede": 0.0, "n_train": 2000, "n_test": 400, "epochs": 10, "lr": 0.01,
@@ -92,26 +91,14 @@ def _config(config):
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
 
 
-@dataclass
-class RunStats:
-    """What CueDelayRun.step(n) reports (the shape app.widgets.live_loop reads)."""
-    loss: np.ndarray    # the batch loss of each update taken, in order
-    n: int              # updates taken (0: the run had finished)
-    seconds: float
-    diverged: bool      # an update was refused (gleam.train.Trainer), as fit_epoch counts it
-
-
-class CueDelayRun:
-    """One configuration of train_cue_delay, trained a few updates at a time.
-
-    step(n) takes the next n minibatch updates (never past the last epoch); the epochs are
-    Trainer.fit_epoch's, batch for batch, so a run stepped to the end is train_cue_delay's run.
-    After each epoch the mean ‖∂L/∂x_0‖ over the test set is recorded (cue_grads). metrics()
-    puts the model as it is now through the acceptance test, finished or not; reset() starts
-    the same configuration again from its initial weights."""
+class CueDelayRun(SteppedRun):
+    """One configuration of train_cue_delay, trained a few updates at a time (gleam.stepped_run:
+    stepped to the end in any pieces, it is train_cue_delay's run). After each epoch the mean
+    ‖∂L/∂x_0‖ over the test set is recorded (cue_grads). metrics() puts the model as it is now
+    through the acceptance test; reset() starts the configuration again from its initial weights."""
 
     def __init__(self, config):
-        self.config = c = _config(config)
+        c = _config(config)
         data_ss, self._weights_ss, self._order_ss, probe_ss = np.random.SeedSequence(c["seed"]).spawn(4)
         data_seed, self._probe_seed = _seed(data_ss), _seed(probe_ss)
         options = {"delay": c["delay"], "p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"],
@@ -123,57 +110,22 @@ class CueDelayRun:
         self.vocab = channels(DISTRACTORS) if features else "".join(sorted(CUES + QUERIES + DISTRACTORS))
         d = len(self.vocab)
         self.n = c["n"] if c["n"] is not None else min(MAX_WIDTH, counting.matching_width(c["cell"], c["params"], d))
-        self._data = tasks.encode(self.train_examples, None if features else self.vocab, features=features)
+        data = tasks.encode(self.train_examples, None if features else self.vocab, features=features)
         self._held = tasks.encode(self.test_examples, None if features else self.vocab, features=features)
         self._needs_cue = np.array([e.text[-1] == QUERIES[0] for e in self.test_examples])
-        self.steps_per_epoch = -(-c["n_train"] // c["batch_size"])
-        self.total_steps = c["epochs"] * self.steps_per_epoch
-        self.reset()
+        super().__init__(c, data, c["epochs"], c["batch_size"])
 
-    def reset(self):
+    def new_model(self):
         c = self.config
-        self.model = SeqModel(SeqModelConfig(c["cell"], d=len(self.vocab), n=self.n, n_out=2,
-                                             forget_bias=c["forget_bias"], seed=_seed(self._weights_ss)))
-        self.trainer = Trainer(self.model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
-                               seed=_seed(self._order_ss), truncate=c["truncate"])
-        self.steps = 0                 # updates taken, refused ones included (as fit_epoch takes them)
+        model = SeqModel(SeqModelConfig(c["cell"], d=len(self.vocab), n=self.n, n_out=2,
+                                        forget_bias=c["forget_bias"], seed=_seed(self._weights_ss)))
+        return model, Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
+                              seed=_seed(self._order_ss), truncate=c["truncate"])
+
+    def after_reset(self):
         self.cue_grads = []            # after each finished epoch
-        self._batches = None
-        self._epoch = [0.0, 0]         # this epoch's kept updates: sum of accuracy·count, count
-        self._train_accuracy = float("nan")
 
-    @property
-    def epoch(self):
-        """Epochs finished."""
-        return len(self.cue_grads)
-
-    @property
-    def finished(self):
-        return self.steps >= self.total_steps
-
-    def step(self, n=1):
-        """The next n updates (fewer if the run ends first) -> RunStats."""
-        n = checks.integer("n", n, minimum=1, maximum=10 ** 6)
-        t0, losses, diverged = time.perf_counter(), [], False
-        while len(losses) < n and not self.finished:
-            if self._batches is None:
-                self._batches = self.trainer.batches(self._data)
-            s = self.trainer.step(next(self._batches))
-            self.steps += 1
-            losses.append(s.loss)
-            diverged |= s.diverged
-            if not s.diverged:
-                self._epoch[0] += s.metric * s.count
-                self._epoch[1] += s.count
-            if self.steps % self.steps_per_epoch == 0:
-                self._end_epoch()
-        return RunStats(np.array(losses, dtype=float), len(losses), time.perf_counter() - t0, diverged)
-
-    def _end_epoch(self):
-        self._batches = None
-        total, count = self._epoch
-        self._train_accuracy = total / count if count else float("nan")
-        self._epoch = [0.0, 0]
+    def end_epoch(self):
         self.cue_grads.append(self.cue_grad())
 
     def cue_grad(self):
@@ -181,7 +133,7 @@ class CueDelayRun:
         _, _, info = self.model.loss_and_grads(self._held.X, self._held.mask, self._held.targets)
         return float(np.mean(np.linalg.norm(info["dX"][0], axis=-1)))
 
-    def metrics(self):
+    def evaluate(self):
         """The metrics of train_cue_delay (module docstring) for the model as it is now."""
         c = self.config
         amp = c["amplitude"]
@@ -190,11 +142,10 @@ class CueDelayRun:
             seed=self._probe_seed, delay=c["probe_delay"], train_examples=self.train_examples, window=WINDOW,
             amplitude=amp, amplitudes=None if amp is None else c["probe_amplitudes"])
         ret, window, grid = report["retention"], report["window_baseline"], report["interference"]
-        total, count = self._epoch
-        train_accuracy = total / count if count else self._train_accuracy
+        train_accuracy = self.train_accuracy()
         pred = self.model.predict(self._held.X, self._held.mask)
         right = np.asarray(pred) == np.asarray(self._held.targets)
-        out = {"n": self.n, "n_params": self.model.n_params, "updates": self.steps,
+        out = {"n": self.n, "n_params": self.model.n_params,
                "train_accuracy": -1.0 if math.isnan(train_accuracy) else float(train_accuracy),
                "test_accuracy": float(right.mean()),
                "test_needs_cue_accuracy": float(right[self._needs_cue].mean()) if self._needs_cue.any() else -1.0,
@@ -222,6 +173,4 @@ def normalized(config):
 
 def train_cue_delay(config):
     """Train on cue–delay at a matched parameter count and run the acceptance test -> metrics."""
-    run = CueDelayRun(config)
-    run.step(run.total_steps)
-    return run.metrics()
+    return CueDelayRun(config).run()

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from gleam import sweep_memory, sweep_runs, sweep_tasks
+from gleam import pretrained, stepped_run, sweep_memory, sweep_runs, sweep_tasks
 from gleam.sweep import __main__ as cli
 from gleam.sweep import grid, results, runner, summary
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, fuzz_entry,
                                   missing_entries, real, rng, size, sometimes_bad)
 
-MODULES = (grid, results, summary, runner, sweep_runs, sweep_tasks, sweep_memory, cli)
+MODULES = (grid, results, summary, runner, sweep_runs, sweep_tasks, sweep_memory, stepped_run, pretrained, cli)
 HERE = "tests.core.test_fuzz_sweep"
 _TMP = tempfile.mkdtemp(prefix="gleam-fuzz-sweep-")       # the fuzzed sweeps write here
 atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
@@ -232,11 +232,21 @@ TABLE = [
     E(_stepped_run, call(memory_configs(), sometimes_bad(size(1, 40), BAD_SIZES)),
       aliases=SPLIT_NAMES + ("delay", "delays", "n_pairs", "budget", "amplitude"),
       covers=(sweep_memory.CueDelayRun,)),
+    # (bad names only: a lab's name loads its results, which runs its sweeps if none are cached)
+    E(pretrained.results, call(st.one_of(BAD_SCALARS, st.text(max_size=12).filter(lambda t: t not in pretrained.SPECS))),
+      aliases=("lab",)),
 ]
 
 RECORDS = {
     runner.SweepReport: "what run_sweep reports",
-    sweep_memory.RunStats: "what CueDelayRun.step reports (a dataclass of numbers it made)",
+    stepped_run.RunStats: "what a SteppedRun's step reports (a dataclass of numbers it made)",
+    stepped_run.SteppedRun: "a base class: fuzzed through CueDelayRun, which steps through it",
+    pretrained.compute: "writes the labs' sweeps to a file: tests/research/test_pretrained.py",
+    pretrained.cached: "reads or writes files: tests/research/test_pretrained.py",
+    pretrained.load: "reads files named by the environment: tests/research/test_pretrained.py",
+    pretrained.fingerprint: "takes no argument: tests/research/test_pretrained.py",
+    pretrained.cache_dir: "takes no argument: the checkout's build-cache",
+    pretrained.main: "the command line (argparse refuses bad arguments)",
     runner.SweepInterrupted: "an exception type, raised on Ctrl-C (tests/core/test_sweep.py)",
     cli.main: "the command line: argparse refuses bad arguments with exit status 2; run "
               "through subprocesses in tests/research/test_sweep.py",
