@@ -11,7 +11,7 @@ import panel as pn
 import param
 
 from app.chapters.base import ChapterViewer
-from app.chapters.memory_lab.retrain import HORIZONS, TASKS, Retrain, config_of
+from app.chapters.memory_lab.retrain import HORIZONS, TASKS, config_of, new_retrain
 from app.chapters.memory_lab.trained import CELLS, TrainedResults
 from app.widgets.figures import LinePlot
 from app.widgets.page import card, gv, html_pane, table, wrap_row
@@ -83,7 +83,7 @@ class MemoryLabChapter(ChapterViewer):
                            y_label="state", height=220, css_class=f"gl-chmemory-path-{arch}")
             for arch, label in (("elman", "Plain RNN"), ("gru", "Gated path (LSTM- and GRU-like)"))}
         self.trained = TrainedResults()
-        self.retrain = Retrain(self._config())
+        self.retrain = new_retrain(self._config())
         self._recompute()
 
     def _config(self):

@@ -1,0 +1,245 @@
+"""gleam.extrap_counting: the counting experiment (aⁿbⁿ, aⁿbⁿcⁿ): its test sets checked by counting
+letters, largest_reached and the counter probe by hand, the probe through a hand-set Elman
+model whose unit 0 counts, the run in steps and its refusals."""
+import json
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from gleam import extrap_counting as ec
+from gleam.seqmodel import SeqModel, SeqModelConfig
+from gleam.sweep import run_sweep
+
+SMALL = {"n_train": 200, "n_test": 20, "epochs": 2, "max_train_n": 4, "max_test_n": 7, "n": 4}
+
+
+# ---- largest_reached -------------------------------------------------------------------------
+@pytest.mark.parametrize("ns, acc, threshold, want", [
+    ([1, 2, 3, 4], [1.0, 0.96, 0.94, 1.0], 0.95, 2),       # 3 fails; 4 passes but comes after
+    ([1, 2, 3], [1.0, 1.0, 1.0], 0.95, 3),                 # all reached
+    ([1, 2, 3], [0.9, 1.0, 1.0], 0.95, 0),                 # n = 1 already fails
+    ([1, 2], [0.95, 0.5], 0.95, 1),                        # >= : equal to the threshold counts
+    ([3, 5, 9], [1.0, 1.0, 0.0], 0.5, 5),                  # ns need not start at 1
+    ([1], [0.0], 0.0, 1),                                  # threshold 0: everything passes
+])
+def test_largest_reached_by_hand(ns, acc, threshold, want):
+    assert ec.largest_reached(ns, acc, threshold) == want
+
+
+@pytest.mark.parametrize("args, word", [(([2, 1], [1, 1], 0.5), "ns"), (([0, 1], [1, 1], 0.5), "ns"),
+                                        (([1, 2], [1], 0.5), "accuracies"),
+                                        (([1, 2], [1, 1.5], 0.5), "accuracies"),
+                                        (([1.5, 2], [1, 1], 0.5), "ns"), (([1], [1], 2), "threshold")])
+def test_largest_reached_refuses_by_name(args, word):
+    with pytest.raises(ValueError, match=word):
+        ec.largest_reached(*args)
+
+
+# ---- the counter probe on given states ---------------------------------------------------------
+def test_unit_correlations_are_pearsons_and_zero_for_a_constant_unit():
+    r = np.random.default_rng(0)
+    v = r.standard_normal(50)
+    X = np.column_stack([np.full(50, 0.1), -3 * v + 0.01 * r.standard_normal(50),
+                         r.standard_normal(50), 1e-310 * v])
+    got = ec.unit_correlations(X, v)
+    want = [0.0] + [abs(np.corrcoef(X[:, j], v)[0, 1]) for j in (1, 2)] + [1.0]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    assert np.all(ec.unit_correlations(X, np.ones(50)) == 0)       # a constant label
+
+
+def test_counter_probe_by_hand():
+    """x = 0, 1, 2 (one row per word), y = 0, 1, 4; a constant unit 0 beside it. Leaving a word
+    out, the other two fix a line: fold 0 y = 3x − 2 (ŷ = −2), fold 1 y = 2x (ŷ = 2), fold 2
+    y = x (ŷ = 2): Σ(y − ŷ)² = 4 + 1 + 4 = 9, Σ(y − ȳ)² = 78/9. All three: y = 2x − 1/3, at
+    x = 3, 4 (y = 9, 16): residuals 10/3, 25/3 over Σ(y − ȳ)² = 24.5. Pearson(x, y) = 4/√(2·78/9)."""
+    X = np.array([[5.0, 0.0], [5.0, 1.0], [5.0, 2.0]])
+    out = ec.counter_probe(X, [0.0, 1.0, 4.0], [7, 8, 9], [[5.0, 3.0], [5.0, 4.0]], [9.0, 16.0], l2=1e-10)
+    assert out["best_unit"] == 1
+    assert out["probe_r2_train"] == pytest.approx(1 - 9 / (78 / 9), abs=1e-6)
+    assert out["probe_r2_beyond"] == pytest.approx(1 - ((10 / 3) ** 2 + (25 / 3) ** 2) / 24.5, abs=1e-6)
+    assert out["best_unit_corr"] == pytest.approx(4 / np.sqrt(2 * 78 / 9), abs=1e-12)
+
+
+def test_counter_probe_averages_two_labels_and_refuses_by_name():
+    r = np.random.default_rng(1)
+    y = r.standard_normal((40, 2))
+    X = np.column_stack([y, r.standard_normal(40)])                # both labels read exactly
+    out = ec.counter_probe(X, y, np.arange(40) % 5, X[:7], y[:7], l2=1e-9)
+    assert out["probe_r2_train"] > 1 - 1e-6 and out["probe_r2_beyond"] > 1 - 1e-6 and out["best_unit"] == 0
+    with pytest.raises(ValueError, match="groups"):
+        ec.counter_probe(X, y, np.zeros(40), X, y)                 # one word: nothing to hold out
+    with pytest.raises(ValueError, match="y_beyond"):
+        ec.counter_probe(X, y, np.arange(40) % 5, X, y[:, 0])      # two labels, then one
+    with pytest.raises(ValueError, match="X_beyond"):
+        ec.counter_probe(X, y, np.arange(40) % 5, X[:, :2], y)
+
+
+def _counting_elman(eps0, eps1):
+    """Elman over "ab", n = 3: unit j is h ← tanh(h + eps_j (x_a − x_b)); unit 2 stays 0."""
+    z = np.zeros
+    params = {"Wx": np.array([[eps0, -eps0], [eps1, -eps1], [0.0, 0.0]]), "Wh": np.diag([1.0, 1.0, 0.0]),
+              "b": z(3), "Wo": z((2, 3)), "bo": z(2)}
+    return SeqModel(SeqModelConfig("elman", d=2, n=3, n_out=2), params=params)
+
+
+def _hand_states(eps, k):
+    """The states of one unit h ← tanh(h ± eps) along aᵏbᵏ, and a_minus_b, by a plain loop."""
+    h, hs, ys = 0.0, [], []
+    for i, ch in enumerate("a" * k + "b" * k):
+        h = np.tanh(h + (eps if ch == "a" else -eps))
+        hs.append(h)
+        ys.append(min(i + 1, 2 * k - i - 1))
+    return hs, ys
+
+
+def test_a_hand_set_counter_is_found_by_the_probe():
+    """Unit 0 adds ±0.001 per letter (tanh nearly linear there: it is a_minus_b / 1000), unit 1
+    ±2 (saturated: a sign more than a count), unit 2 is constant. The probe reads the count from
+    unit 0 in and beyond the train range, and unit 0 is the best unit. (Unit 0's variance is
+    ~1e-5, so the ridge penalty must be far smaller not to shrink its weight away.)"""
+    out = ec.counter_metrics(_counting_elman(1e-3, 2.0), "anbn", 8, 24, l2=1e-10)
+    assert out["best_unit"] == 0 and out["best_unit_corr"] > 1 - 1e-6
+    assert out["probe_r2_train"] > 1 - 1e-4 and out["probe_r2_beyond"] > 1 - 1e-4
+    # the correlation, recomputed from the states of a plain loop over the words k = 1 … 8
+    hs, ys = map(np.concatenate, zip(*[_hand_states(1e-3, k) for k in range(1, 9)]))
+    assert out["best_unit_corr"] == pytest.approx(abs(np.corrcoef(hs, ys)[0, 1]), abs=1e-12)
+
+
+def test_a_saturating_counter_does_not_reach_beyond():
+    """With ±1 per letter alone, aʲ's state is tanh's fixed point h = tanh(h + 1) (to 1e-6) for
+    every j >= 9, so in the beyond words (k = 9 … 24) every such prefix has one state, and the
+    state after aᵏbⁱ depends on i alone. A probe gives rows of one state one prediction, so its
+    R² is at most 1 − (the labels' spread within those groups) / (their spread overall)."""
+    hs = [_hand_states(1.0, k)[0][k - 1] for k in range(9, 25)]
+    assert np.ptp(hs) < 1e-6
+    groups, ys = {}, []
+    for k in range(9, 25):
+        for j in range(1, k + 1):                                   # aʲ: a_minus_b = j
+            groups.setdefault(("a", min(j, 9)), []).append(j)
+        for i in range(1, k + 1):                                   # aᵏbⁱ: a_minus_b = k − i
+            groups.setdefault(("b", i), []).append(k - i)
+        ys += list(range(1, k + 1)) + [k - i for i in range(1, k + 1)]
+    spread = sum(np.sum((np.array(g) - np.mean(g)) ** 2) for g in groups.values())
+    bound = 1 - spread / np.sum((np.array(ys) - np.mean(ys)) ** 2)
+    assert bound < 0.7
+    out = ec.counter_metrics(_counting_elman(1.0, 0.0), "anbn", 8, 24)
+    assert out["best_unit"] == 0 and out["probe_r2_beyond"] <= bound + 1e-3
+
+
+def test_counter_metrics_refuses_by_name():
+    model = _counting_elman(1e-3, 0.0)
+    for args, word in [((model, "anbncn", 4, 8), "model"), ((model, "abc", 4, 8), "kind"),
+                       ((model, "anbn", 1, 8), "max_train_n"), ((model, "anbn", 4, 4), "max_test_n"),
+                       (("model", "anbn", 4, 8), "model")]:
+        with pytest.raises(ValueError, match=word):
+            ec.counter_metrics(*args)
+
+
+# ---- the test sets ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["anbn", "anbncn"])
+def test_each_per_n_set_holds_block_n_exactly(kind):
+    run = ec.CountingRun({**SMALL, "kind": kind, "n_test": 60})
+    letters = "ab" if kind == "anbn" else "abc"
+    assert sorted(run.per_n_examples) == list(range(1, 8))
+    for k, examples in run.per_n_examples.items():
+        assert len(examples) == 60
+        positives = 0
+        for e in examples:
+            word = "".join(ch * k for ch in letters)
+            counts = [Counter(e.text)[ch] for ch in letters]
+            off = [c - k for c in counts]
+            assert set(e.text) <= set(letters)
+            if e.target == 1:                                      # the word itself
+                assert e.text == word
+                positives += 1
+            elif off == [0] * len(letters):                        # an "order" near miss: one swap
+                i = next(i for i in range(len(word)) if e.text[i] != word[i])
+                assert e.text != word and e.text[i:i + 2] == word[i + 1] + word[i] and e.text[i + 2:] == word[i + 2:]
+            else:                                                  # a "count" near miss: one block ±1
+                assert sorted(abs(o) for o in off) == [0] * (len(letters) - 1) + [1]
+        assert 15 <= positives <= 45                               # p_positive ½: 60 ± 4σ
+    for e in run.iid_examples:                                     # blocks 1 … max_train_n
+        assert max(Counter(e.text).values()) <= SMALL["max_train_n"] + 1
+
+
+@pytest.mark.parametrize("kind", ["anbn", "anbncn"])
+def test_a_finite_automaton_answers_every_test_set(kind):
+    """The docstring's caveat: shape a⁺b⁺(c⁺) and length a multiple of the blocks decide every
+    example the task draws, at every block, without counting."""
+    run = ec.CountingRun({**SMALL, "kind": kind, "n_test": 60, "max_test_n": 12})
+    B = len(run.vocab)
+    shape = re.compile("a+b+" + ("c+" if B == 3 else "") + "$")
+    for examples in [run.iid_examples, *run.per_n_examples.values()]:
+        assert all((bool(shape.match(e.text)) and len(e.text) % B == 0) == (e.target == 1) for e in examples)
+
+
+def test_a_block_keeps_its_test_set_whatever_max_test_n():
+    a = ec.CountingRun({**SMALL, "max_test_n": 6}).per_n_examples
+    b = ec.CountingRun({**SMALL, "max_test_n": 9}).per_n_examples
+    assert all([e.text for e in a[k]] == [e.text for e in b[k]] for k in a)
+    assert [e.text for e in a[5]] != [e.text for e in a[6]]
+
+
+# ---- the run ---------------------------------------------------------------------------------
+def _keys(max_test_n):
+    return {"updates", "train_accuracy", "iid_accuracy", "largest_n", "probe_r2_train", "probe_r2_beyond",
+            "best_unit", "best_unit_corr"} | {f"acc_{k}" for k in range(1, max_test_n + 1)}
+
+
+def test_a_config_fixes_its_metrics_and_another_seed_changes_them():
+    config = {**SMALL, "kind": "anbncn", "cell": "lstm", "seed": 2}
+    a = ec.train_counting(config)
+    assert a == ec.train_counting(dict(config))
+    b = ec.train_counting({**config, "seed": 3})
+    assert b != a and set(a) == set(b) == _keys(7)
+    assert all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in a.values())
+    for m in (a, b):
+        # largest_n from the curve, by a plain loop
+        k = 0
+        while k < 7 and m[f"acc_{k + 1}"] >= 0.95:
+            k += 1
+        assert m["largest_n"] == k and 0 <= m["best_unit"] < 4 and 0 <= m["best_unit_corr"] <= 1
+
+
+def test_a_run_stepped_in_pieces_is_train_countings_run():
+    config = {**SMALL, "cell": "gru_textbook", "seed": 4, "batch_size": 16}
+    run = ec.CountingRun(config)
+    per_epoch = -(-SMALL["n_train"] // 16)
+    assert (run.steps_per_epoch, run.total_steps) == (per_epoch, SMALL["epochs"] * per_epoch)
+    before = run.metrics()
+    assert before["updates"] == 0 and before["train_accuracy"] == -1
+    taken = [run.step(k).n for k in (3, 11, 1, 10 ** 3)]           # across the epoch boundary, then past the end
+    assert taken == [3, 11, 1, run.total_steps - 15] and run.finished and run.step(2).n == 0
+    assert run.metrics() == ec.train_counting(config)
+    run.reset()
+    assert run.steps == 0 and run.metrics() == before
+
+
+def test_through_the_sweep_runner(tmp_path):
+    spec = {"run": "gleam.extrap_counting:train_counting", "grid": {"kind": ["anbn", "anbncn"]},
+            "fixed": {**SMALL, "epochs": 1}}
+    report = run_sweep(spec, tmp_path / "r.jsonl", jobs=1, progress=False)
+    assert report.ran == 2 and report.errors == 0
+    for line in (tmp_path / "r.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        assert r["metrics"] == ec.train_counting(r["config"])
+
+
+@pytest.mark.parametrize("bad, word", [
+    ({"cell": "transformer"}, "cell"), ({"kind": "anbm"}, "kind"), ({"max_train_n": 1}, "max_train_n"),
+    ({"max_test_n": 4}, "max_test_n"), ({"threshold": 1.5}, "threshold"), ({"probe_l2": 0}, "probe_l2"),
+    ({"n": 0}, "'n'"), ({"lr": 0}, "lr"), ({"clip": -1.0}, "clip"), ({"seed": -1}, "seed"),
+    ({"n_test": 10 ** 5, "max_test_n": 200}, "n_test"), ({"typo": 1}, "unknown")])
+def test_bad_configs_are_refused_by_name(bad, word):
+    with pytest.raises(ValueError, match=word):
+        ec.train_counting({**SMALL, **bad})
+    with pytest.raises(ValueError, match="config"):
+        ec.train_counting([("n", 4)])
+
+
+def test_normalized_configs_say_when_two_name_one_run():
+    a = ec.normalized({"kind": "anbncn"})
+    assert a == ec.normalized({"kind": "anbncn", "threshold": 0.95, "clip": 5.0})
+    assert a != ec.normalized({"kind": "anbncn", "seed": 1})
