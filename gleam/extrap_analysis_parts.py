@@ -70,6 +70,20 @@ class StateRows:
     chars: np.ndarray    # (N,) str: the character read at t
     predictions: np.ndarray  # (B,) the model's answer to each example
 
+    def __post_init__(self):
+        self.X = checks.array("X", self.X, ndim=2)
+        N = len(self.X)
+        if N == 0 or not (isinstance(self.labels, dict) and set(self.labels) == set(LABELS)):
+            raise ValueError(f"X must have rows and labels must map each of {', '.join(LABELS)} to them")
+        fields = {"index": (self.index, "iu", (N, 2)), "types": (self.types, "U", (N,)),
+                  "chars": (self.chars, "U", (N,)), "predictions": (self.predictions, "iu", None),
+                  **{f"labels[{L!r}]": (self.labels[L], "iu", (N,)) for L in LABELS}}
+        for name, (a, kinds, shape) in fields.items():
+            if not (isinstance(a, np.ndarray) and a.dtype.kind in kinds
+                    and (a.shape == shape if shape else a.ndim == 1)):
+                raise ValueError(f"{name} must be a {shape or '1-D'} array of "
+                                 f"{'strings' if kinds == 'U' else 'integers'}, as state_rows makes it")
+
 
 def _model(model):
     if not isinstance(model, SeqModel):
@@ -123,7 +137,7 @@ def probe_metrics(train, test, seed=0):
     train, test = _rows("train", train), _rows("test", test)
     if train.X.shape[1] != test.X.shape[1]:
         raise ValueError(f"test rows have {test.X.shape[1]} units, the train rows {train.X.shape[1]}")
-    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(checks.seed("seed", seed)).spawn(len(LABELS))]
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(checks.integer("seed", seed, minimum=0)).spawn(len(LABELS))]
     out = {}
     for L, s in zip(LABELS, seeds):
         keep_tr, keep_te = ((r.chars == "+") if L == "scope" else np.ones(len(r.X), bool) for r in (train, test))
@@ -143,7 +157,7 @@ def probe_metrics(train, test, seed=0):
 def fit_partial_probe(train, seed=0):
     """The linear classify probe of "partial" on the train rows (probe_metrics's fit) -> Probe."""
     train = _rows("train", train)
-    seed = int(np.random.SeedSequence(checks.seed("seed", seed)).spawn(len(LABELS))[1].generate_state(1)[0])
+    seed = int(np.random.SeedSequence(checks.integer("seed", seed, minimum=0)).spawn(len(LABELS))[1].generate_state(1)[0])
     return fit_probe(train.X, train.labels["partial"], "classify", seed=seed, **PROBE)
 
 
@@ -209,7 +223,7 @@ def patch_metrics(model, probe, examples, vocab, alphas=(0.5, 1, 2, 4)):
 
 def _pairs(examples, seed):
     """Pairs (b1, b2) of one length and different targets, greedily in an order from seed."""
-    order = np.random.default_rng(checks.seed("seed", seed)).permutation(len(examples))
+    order = np.random.default_rng(checks.integer("seed", seed, minimum=0)).permutation(len(examples))
     waiting, pairs = {}, []
     for b in order.tolist():
         queue = waiting.setdefault(len(examples[b].text), [])

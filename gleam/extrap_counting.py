@@ -30,10 +30,11 @@ best_unit_corr that |correlation| (unit_correlations: 0 for a constant unit).
 The penalty is on the raw states (not standardised): a unit whose variance is far below l2
 has its weight shrunk away (the default runs' units vary far more: variances of 0.02 to 0.7).
 The threshold (0.95) and probe_l2 (1e-3) are fixed a priori, not tuned on results.
-Accuracy alone cannot show counting here: every near miss the task draws either changes one
-block's length by one (the length is then not a multiple of the B blocks) or puts a letter out
-of order, so a finite automaton (accept iff the text is a⁺b⁺(c⁺) and B divides its length)
-answers every example right at every k. The probe is what looks for a counter.
+What accuracy can show: the task's "count" and "order" near misses are caught without counting
+(a finite automaton that accepts iff the text is a⁺b⁺(c⁺) and B divides its length rejects them
+all); its "shift" near misses (one letter moved across a block boundary, the length kept) are
+not, for k >= 2 — about a sixth of a set — so an accuracy above that automaton's needs a counter.
+The probe is what looks for the counter itself.
 CountingRun(config) is the same run taken a few updates at a time (gleam.stepped_run):
 stepped to the end it is train_counting's. Seeding: SeedSequence(seed) spawns the training
 examples, the test sets (the iid set and each block k's set its own child, so acc_k does not

@@ -1,12 +1,19 @@
 """Counting languages aⁿbⁿ and aⁿbⁿcⁿ (n >= 1): accept or reject, or predict the next character.
 
 The rule, per example (draws from np.random.default_rng(seed) in the order written, in both
-modes): k ~ U{lo, ..., hi} (`block` = k or (lo, hi)); u ~ U[0, 1); m ~ U{0, 1}; j ~ U{0, ..., B−1};
+modes): k ~ U{lo, ..., hi} (`block` = k or (lo, hi)); u ~ U[0, 1); m ~ U{0, 1, 2}; j ~ U{0, ..., B−1};
 s ~ U{0, 1}; q ~ U{0, ..., B−2}, where B = 2 blocks (aⁿbⁿ) or 3 (aⁿbⁿcⁿ).
 mode "accept": the word a^k b^k (c^k) if u < p_positive (target 1), else a near miss (target 0):
     m = 0, "count": block j gets k + 1 letters if s = 1 or k = 1, else k − 1 (aⁿbⁿ⁺¹, aⁿ⁻¹bⁿ, ...);
     m = 1, "order": the two letters either side of block boundary q swap places
-           (aaabbb -> aababb): the letter counts stay equal, the order is wrong.
+           (aaabbb -> aababb): the letter counts stay equal, the order is wrong;
+    m = 2, "shift": one letter moves across block boundary q: block q gets k + 1 letters and
+           block q + 1 gets k − 1 if s = 1, or the other way round if s = 0 (aaaabb, aabbbb): the
+           length stays B·k and the blocks stay in order, so only counting tells it from a word
+           (for k = 1 a block empties: aa, bb, ... — still a near miss, caught without counting).
+A "count" near miss changes the length by one, so its length is not a multiple of B: a reader
+that checks the pattern a⁺b⁺(c⁺) and the length mod B rejects every "count" and "order" near
+miss without counting; the "shift" near misses are the ones that need a counter.
 mode "predict": the word a^k b^k (c^k) always; target = text[1:] + "." (the next character at
     each step, "." the terminator after the last letter): aaabbb -> "aabbb.".
 While a's are read the next character is a or b: ambiguous, and the target string holds the one
@@ -17,7 +24,7 @@ the word has. So every example also carries, per character (after reading it):
     "deterministic"  1 if exactly one character can follow, else 0 (where a next-character
                      prediction can be scored: gleam.tasks.encode(..., loss_on="deterministic"));
     "a_minus_b"      letters a read minus letters b read; for aⁿbⁿcⁿ also "b_minus_c".
-Facts: n (k), kind, mode, accepted, negative (None, "count" or "order"), counts (letters of
+Facts: n (k), kind, mode, accepted, negative (None, "count", "order" or "shift"), counts (letters of
 each kind in the text, a then b (then c)), length.
 """
 import numpy as np
@@ -45,13 +52,17 @@ def counting(n, seed, kind="anbn", mode="accept", block=(1, 8), p_positive=0.5):
     out = []
     for _ in range(n):
         k, u = int(rng.integers(lo, hi + 1)), float(rng.random())
-        m, j, s, q = (int(rng.integers(2)), int(rng.integers(B)), int(rng.integers(2)),
+        m, j, s, q = (int(rng.integers(3)), int(rng.integers(B)), int(rng.integers(2)),
                       int(rng.integers(B - 1)))
         counts, negative = [k] * B, None
         if mode == "accept" and u >= p:
-            negative = ("count", "order")[m]
+            negative = ("count", "order", "shift")[m]
             if negative == "count":
                 counts[j] += 1 if (s == 1 or k == 1) else -1
+            elif negative == "shift":
+                more, less = (q, q + 1) if s == 1 else (q + 1, q)
+                counts[more] += 1
+                counts[less] -= 1
         chars = [x for x, c in zip(letters, counts) for _ in range(c)]
         if negative == "order":
             a = (q + 1) * k

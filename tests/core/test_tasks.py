@@ -171,6 +171,12 @@ def test_counting_acceptance_against_a_regex_and_the_words(seed, kind, lo, extra
             assert sum(abs(k - e.facts["n"]) for _, k in groups) == 1
         if e.facts["negative"] == "order":         # letters balanced, order wrong
             assert len({e.text.count(c) for c in set(e.text)}) == 1
+        if e.facts["negative"] == "shift":         # the length of a word, one letter moved across a boundary
+            k = e.facts["n"]
+            assert len(e.text) == len(kind[0::2]) * k and not e.target
+            counts = [e.text.count(c) for c in kind[0::2]]
+            assert sorted(abs(c - k) for c in counts)[-2:] == [1, 1] and sum(counts) == len(e.text)
+            assert e.text == "".join(sorted(e.text))   # the blocks stay in order
         for t in range(len(e.text)):
             valid = brute_next(e.text[: t + 1], kind)
             assert e.labels["next_valid"][t] == sum(1 << "abc.".index(c) for c in valid)
