@@ -8,13 +8,14 @@ returns plain numbers. h_t is the state after character t (SeqModel's states; an
 state_rows(model, examples, vocab) -> StateRows: h_t at every character of every example, one
     row each (t-major, as gleam.probes.flatten_states), with that character's labels and its
     type for control tasks: the two characters ending at t ("^" + text[0] at t = 0), so that
-    the '+' rows, all one character, still have 11 types.
+    the '+' rows, all one character, still have 11 types; and the model's answers.
 probe_metrics(train, test, seed): for L in LABELS, gleam.probes_control.probe_report's linear
     classify probe (l2 = 1e-3, at most 1000 steps) fitted on the train rows, scored on the test
     rows: probe_<L>_accuracy, _control_accuracy, _selectivity (their difference), _majority;
     "scope" reads only the rows whose character is '+' (-1 for all four if either side has
     none). pca_var_1, pca_var_2: explained variance ratios of the test rows' first two
     principal components (gleam.probes_states.pca; -1 beyond min(rows, n)).
+fit_partial_probe(train, seed) -> Probe: probe_metrics's probe of "partial", for patching.
 patch_metrics(model, probe, examples, vocab, alphas): at t_b = len(text_b) − 2, the state just
     before the final ')', per example c = partial label at t_b, c' = (c + 1) mod 10,
     d̂ = (w_c' − w_c) / ‖w_c' − w_c‖ (rows of the linear partial probe's `direction`), and
@@ -37,7 +38,8 @@ clamp_metrics(model, train, examples, vocab): u = the unit of largest |corr(h_u,
 stability_metrics(model, examples, vocab, spans, n_long): on the n_long longest examples (the
     first on ties), J_s = ∂h_{s+1}/∂h_s (gleam.stability.state_jacobians); for each span
     length s, log10_sv_max_<s> = median over every start i (pooled over those examples) of
-    log10 σ_max(J_{i+s−1} … J_i) (span_product; -1 if none), n_spans_<s> = how many;
+    log10 σ_max(J_{i+s−1} … J_i) (span_product), n_spans_<s> = how many (if 0, the log10 is
+    reported as -1, which n_spans_<s> = 0 tells apart from a real −1);
     growth_final = median over the examples of log10 σ_max(∂h_{T−1}/∂h_0) (growth_profile: a
     perturbation of h_0 in its worst direction, at the last step). An exact 0 counts as −300.
 """
@@ -108,7 +110,8 @@ def _batch(model, examples, vocab, name="examples"):
     if not isinstance(vocab, str) or len(vocab) != model.config.d:
         raise ValueError(f"vocab must be the model's {model.config.d} characters, got {vocab!r:.40}")
     T = max(len(e.text) for e in examples)
-    checks.entries(name, f"{len(examples)} texts of up to {T} characters", (T, len(examples), 4 * model.config.n))
+    checks.entries(name, f"{len(examples)} texts of up to {T} characters",
+                   (T, len(examples), 4 * model.config.n))
     data = tasks.encode(examples, vocab)
     return examples, data.X, data.mask, np.asarray(data.targets)
 
@@ -125,11 +128,18 @@ def state_rows(model, examples, vocab):
     outputs, hs, _ = model.forward(X, mask)
     index = np.argwhere(mask)                                                # t-major, then b
     t, b = index[:, 0], index[:, 1]
-    labels = {L: np.array([examples[j].labels[L][i] for i, j in index], dtype=np.int64) for L in LABELS}
+    labels = {L: np.array([examples[j].labels[L][i] for i, j in index], dtype=np.int64)
+              for L in LABELS}
     texts = [e.text for e in examples]
     types = np.array([("^" + texts[j])[i:i + 2] for i, j in index])
     chars = np.array([texts[j][i] for i, j in index])
     return StateRows(hs[t, b], index, labels, types, chars, outputs.argmax(axis=-1))
+
+
+def _label_seeds(seed):
+    """One seed per label of LABELS: SeedSequence(seed)'s children."""
+    ss = np.random.SeedSequence(checks.integer("seed", seed, minimum=0))
+    return [int(child.generate_state(1)[0]) for child in ss.spawn(len(LABELS))]
 
 
 def probe_metrics(train, test, seed=0):
@@ -137,13 +147,12 @@ def probe_metrics(train, test, seed=0):
     train, test = _rows("train", train), _rows("test", test)
     if train.X.shape[1] != test.X.shape[1]:
         raise ValueError(f"test rows have {test.X.shape[1]} units, the train rows {train.X.shape[1]}")
-    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(checks.integer("seed", seed, minimum=0)).spawn(len(LABELS))]
     out = {}
-    for L, s in zip(LABELS, seeds):
-        keep_tr, keep_te = ((r.chars == "+") if L == "scope" else np.ones(len(r.X), bool) for r in (train, test))
-        if keep_tr.any() and keep_te.any():
-            r = probe_report(train.X[keep_tr], train.labels[L][keep_tr], train.types[keep_tr],
-                             test.X[keep_te], test.labels[L][keep_te], test.types[keep_te], seed=s, **PROBE)
+    for L, s in zip(LABELS, _label_seeds(seed)):
+        tr, te = ((r.chars == "+") if L == "scope" else np.ones(len(r.X), bool) for r in (train, test))
+        if tr.any() and te.any():
+            r = probe_report(train.X[tr], train.labels[L][tr], train.types[tr],
+                             test.X[te], test.labels[L][te], test.types[te], seed=s, **PROBE)
             values = (r.accuracy, r.control_accuracy, r.selectivity, r.majority)
         else:
             values = (-1.0,) * 4
@@ -157,8 +166,7 @@ def probe_metrics(train, test, seed=0):
 def fit_partial_probe(train, seed=0):
     """The linear classify probe of "partial" on the train rows (probe_metrics's fit) -> Probe."""
     train = _rows("train", train)
-    seed = int(np.random.SeedSequence(checks.integer("seed", seed, minimum=0)).spawn(len(LABELS))[1].generate_state(1)[0])
-    return fit_probe(train.X, train.labels["partial"], "classify", seed=seed, **PROBE)
+    return fit_probe(train.X, train.labels["partial"], "classify", seed=_label_seeds(seed)[1], **PROBE)
 
 
 def _alphas(alphas):

@@ -56,7 +56,7 @@ from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_base import MAX_CHARS
 from gleam.train import Trainer
 
-__all__ = ["train_brackets", "BracketsRun", "balanced_set", "reach", "DEFAULTS", "VOCABS"]
+__all__ = ["normalized", "train_brackets", "BracketsRun", "balanced_set", "reach", "DEFAULTS", "VOCABS"]
 
 VOCABS = {"dyck1": "()", "dyck2": "()[]"}
 # n_train 1000 (not 2000) keeps the default run under ~2 s: drawing the test sets takes ~0.7 s of it
@@ -238,6 +238,12 @@ class BracketsRun(SteppedRun):
             accs = [out[f"{what}_{v}"] for v in values]
             out[f"{what}_reach"] = reach(values, accs, c["reach_threshold"])
         return out
+
+
+def normalized(config):
+    """The config with every default filled in and checked: two configs name the same run exactly
+    when their normalized forms are equal."""
+    return _config(config)
 
 
 def train_brackets(config):

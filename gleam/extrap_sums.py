@@ -65,7 +65,7 @@ from gleam.tasks_base import MAX_CHARS, MAX_EXAMPLES, MAX_LENGTH
 from gleam.tasks_nested_sums import longest_sum
 from gleam.train import Trainer
 
-__all__ = ["train_sums", "SumsRun", "largest_value_reached", "DEFAULTS", "HEADS", "SPLITS",
+__all__ = ["normalized", "train_sums", "SumsRun", "largest_value_reached", "DEFAULTS", "HEADS", "SPLITS",
            "THRESHOLDS", "VOCAB", "MAX_PREDICTION"]
 
 HEADS = ("classify", "regress") + ARITH_HEADS
@@ -234,6 +234,12 @@ class SumsRun(SteppedRun):
                 "largest_value_reached": largest_value_reached(np.concatenate([v_iid, v_ood]),
                                                                np.concatenate([y_iid, y_ood])),
                 "bound": float(bound), "ood_above_bound": above, **counts}
+
+
+def normalized(config):
+    """The config with every default filled in and checked: two configs name the same run exactly
+    when their normalized forms are equal."""
+    return _config(config)
 
 
 def train_sums(config):

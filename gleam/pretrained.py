@@ -55,6 +55,21 @@ SPECS = {"memory": {
     "horizons": {"run": RUN, "grid": {"cell": ["gru_torch", "lstm"], "truncate": [8, 18, 36],
                                       "seed": SEEDS},
                  "fixed": {**MEMORY_TASK, "delay": 16, "probe_delay": 16}},
+},
+    # The extrapolation lab: each run function's defaults (its module docstring), over the cells
+    # and settings named, five seeds each.
+    "extrapolation": {
+    "length_depth": {"run": "gleam.extrap_brackets:train_brackets",
+                     "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS}, "fixed": {"kind": "dyck1"}},
+    "counting": {"run": "gleam.extrap_counting:train_counting",
+                 "grid": {"kind": ["anbn", "anbncn"], "cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
+                 "fixed": {"max_train_n": 8}},
+    "sums_splits": {"run": "gleam.extrap_sums:train_sums",
+                    "grid": {"split": ["length", "depth", "composition", "value"], "seed": SEEDS},
+                    "fixed": {"head": "classify"}},
+    "sums_heads": {"run": "gleam.extrap_sums:train_sums",
+                   "grid": {"head": ["regress", "nau", "nmu", "nalu"], "seed": SEEDS}, "fixed": {"split": "value"}},
+    "analysis": {"run": "gleam.extrap_analysis:analyse_sums", "grid": {"seed": SEEDS}, "fixed": {"cell": "gru_torch"}},
 }}
 
 

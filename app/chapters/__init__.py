@@ -18,7 +18,7 @@ REGISTRY = {
     "8": "app.chapters.ch8_beyond:BeyondChapter",
     "9": "app.chapters.ch9_cheatsheet:CheatSheetChapter",
     "memory": "app.chapters.memory_lab:MemoryLabChapter",
-    "extrapolation": "app.chapters.prose:ProseChapter",
+    "extrapolation": "app.chapters.extrapolation_lab:ExtrapolationLabChapter",
 }
 
 

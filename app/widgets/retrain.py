@@ -9,8 +9,10 @@ the model: Train goes on from there, Reset starts the configuration again.
     Retrain(prefix, make_run, build_record, rows, config, css, lines)   prefix: the value keys'
         ("memory.retrain"); make_run(config) -> a SteppedRun; build_record(config) -> the build's
         metrics or None; rows: (metric, label, format) with format "f2", "f3", "horizon" (-1 is
-        "none") or "sci"; css: the css prefix of its parts ("gl-chmemory"); lines: the loss
-        curve's reference lines, name -> (label, loss), the first also its opening height
+        "none") or "sci", or a function of the run giving them (rows that depend on the
+        configuration); css: the css prefix of its parts ("gl-chmemory"); lines: the loss
+        curve's reference lines, name -> (label, loss), the first also its opening height (or a
+        function of the run giving them; the names stay those of the first run)
 """
 import html
 
@@ -39,14 +41,14 @@ class Retrain:
 
     def __init__(self, prefix, make_run, build_record, rows, config, css, lines):
         self.prefix, self.make_run, self.build_record, self.rows, self.css = prefix, make_run, build_record, rows, css
-        self.lines = dict(lines)
+        self._lines = lines
         self.run = make_run(config)
         self.build = build_record(config)
         self.tested = None                  # (updates, metrics) of the last measurement
         self.progress = html_pane(css_classes=[f"{css}-progress"])
         self.results = html_pane(css_classes=[f"{css}-results"])
         styles = {name: (label, PALETTE.faint, "dashed" if i == 0 else "dotted", "above" if i == 0 else "below")
-                  for i, (name, (label, _)) in enumerate(self.lines.items())}
+                  for i, (name, (label, _)) in enumerate(self.lines().items())}
         self.curve = StreamingCurve("Training loss (nats): each update, and its EMA", "update",
                                     self._top(), styles, height=200, css_class=f"{css}-loss")
         loop = self.loop = LiveLoop(self.run, on_restart=self._restart, views=[
@@ -62,15 +64,22 @@ class Retrain:
         self.build, self.tested = self.build_record(config), None
         self.loop.replace(self.run)
 
+    def lines(self):
+        return dict(self._lines(self.run) if callable(self._lines) else self._lines)
+
     def _top(self):
-        return next(iter(self.lines.values()))[1] if self.lines else 1.0
+        lines = self.lines()
+        return next(iter(lines.values()))[1] if lines else 1.0
 
     def _restart(self):
         self.tested = None
-        self.curve.restart(self._top(), {name: y for name, (_, y) in self.lines.items()})
+        self.curve.restart(self._top(), {name: y for name, (_, y) in self.lines().items()})
         self._show()
 
     # ------------------------------------------------------------ what it shows
+    def row_list(self):
+        return self.rows(self.run) if callable(self.rows) else self.rows
+
     def test_now(self):
         """The metrics of the model as it is (measured once per number of updates)."""
         if self.tested is None or self.tested[0] != self.run.steps:
@@ -86,7 +95,7 @@ class Retrain:
                f"{p}.build": "" if self.build is not None else
                "The build did not run this configuration: there is nothing to compare with."}
         mine = self.tested[1] if self.tested is not None and self.tested[0] == run.steps else None
-        for key, _, how in self.rows:
+        for key, _, how in self.row_list():
             out[f"{p}.mine.{key}"] = "—" if mine is None else metric_text(mine[key], how)
             out[f"{p}.built.{key}"] = "—" if self.build is None else metric_text(self.build[key], how)
         return out
@@ -107,7 +116,7 @@ class Retrain:
             f"<progress max='{run.total_steps}' value='{run.steps}' aria-label='updates done'"
             " style='width: 100%'></progress>")
         mine_head = "your model" + (f" (after {run.steps} updates)" if run.steps else ", not trained yet")
-        rows = [[label, span(f"mine.{key}"), span(f"built.{key}")] for key, label, _ in self.rows]
+        rows = [[label, span(f"mine.{key}"), span(f"built.{key}")] for key, label, _ in self.row_list()]
         self.results.object = (table(["measured", mine_head, "the build's run"], rows)
                                + f"<div class='gl-note'>{span('build')}</div>"
                                + "<div class='gl-note'>Measured when training stops (Pause, or the last "

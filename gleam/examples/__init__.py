@@ -1,7 +1,7 @@
 """Every worked example of the syllabus, computed through gleam and returned as plain data.
 
 One module per chapter, named like the chapter's module in app/chapters (ch0_scalar …
-ch9_cheatsheet, memory_lab). Each lists its public functions in `__all__` — every one of them is
+ch9_cheatsheet, memory_lab, extrapolation_lab). Each lists its public functions in `__all__` — every one of them is
 also `gleam.examples.<name>` — and says in `examples()` what it contributes to the JSON document.
 Each `chapterN_*` function returns JSON-able dicts/lists/floats with descriptive keys; the
 chapter pages show these numbers (a template names the function, see content.render) and
@@ -12,11 +12,12 @@ import json
 import sys
 
 from gleam.examples import (ch0_scalar, ch1_elman, ch2_bptt, ch3_vanishing, ch4_gru, ch5_gru_lstm,
-                            ch6_training, ch7_live, ch8_beyond, ch9_cheatsheet, memory_lab)
+                            ch6_training, ch7_live, ch8_beyond, ch9_cheatsheet, extrapolation_lab,
+                            memory_lab)
 from gleam.examples.data import VOCAB_ABC, plain  # noqa: F401
 
 CHAPTERS = (ch0_scalar, ch1_elman, ch2_bptt, ch3_vanishing, ch4_gru, ch5_gru_lstm, ch6_training,
-            ch7_live, ch8_beyond, ch9_cheatsheet, memory_lab)
+            ch7_live, ch8_beyond, ch9_cheatsheet, memory_lab, extrapolation_lab)
 
 for _module in CHAPTERS:                     # gleam.examples.<name> for every chapter's examples
     for _name in _module.__all__:

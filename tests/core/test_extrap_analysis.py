@@ -227,7 +227,7 @@ def test_a_state_that_holds_the_current_character_is_probed_to_its_per_character
                 values, counts = np.unique(seen, return_counts=True)
                 mode[ch] = values[np.argmax(counts)]
         right = [v == mode.get(c) for e in test for v, c in zip(e.labels[L], e.text)]
-        assert out[f"probe_{L}_accuracy"] == pytest.approx(np.mean(right), abs=0.01), L
+        assert out[f"probe_{L}_accuracy"] == pytest.approx(np.mean(right)), L
     # every '+' row is the same state: the scope probe is the majority
     assert out["probe_scope_accuracy"] == pytest.approx(out["probe_scope_majority"])
 
@@ -279,14 +279,14 @@ def test_span_gains_match_hand_products_of_the_elman_jacobian():
     for e in longest:
         h = model.hidden_states(tasks.encode([e], VOCAB).X)[:, 0]
         J = [(1 - h[s + 1] ** 2)[:, None] * model.params["Wh"] for s in range(len(h) - 1)]
-        for s in logs:
+        for s, found in logs.items():
             for i in range(len(J) - s + 1):
                 P = J[i] if s == 1 else np.linalg.multi_dot(J[i:i + s][::-1])
-                logs[s].append(math.log10(np.linalg.svd(P, compute_uv=False)[0]))
+                found.append(math.log10(np.linalg.svd(P, compute_uv=False)[0]))
         growth.append(math.log10(np.linalg.svd(np.linalg.multi_dot(J[::-1]), compute_uv=False)[0]))
-    for s in logs:
-        assert out[f"log10_sv_max_{s}"] == pytest.approx(np.median(logs[s]), abs=1e-9)
-        assert out[f"n_spans_{s}"] == len(logs[s])
+    for s, found in logs.items():
+        assert out[f"log10_sv_max_{s}"] == pytest.approx(np.median(found), abs=1e-9)
+        assert out[f"n_spans_{s}"] == len(found)
     assert out["growth_final"] == pytest.approx(np.median(growth), abs=1e-9)
 
 

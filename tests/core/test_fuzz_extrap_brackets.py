@@ -48,6 +48,7 @@ def curves(draw):
 
 TABLE = [
     E(extrap_brackets.train_brackets, call(bracket_configs())),
+    E(extrap_brackets.normalized, call(bracket_configs())),
     # a run made, stepped any number of updates (any value as n), and tested as it is then
     E(_stepped_run, call(bracket_configs(), sometimes_bad(size(1, 20), BAD_SIZES)),
       covers=(extrap_brackets.BracketsRun,)),

@@ -65,6 +65,7 @@ def reached_args(draw):
 
 TABLE = [
     E(extrap_sums.train_sums, call(sums_configs())),
+    E(extrap_sums.normalized, call(sums_configs())),
     # a run made, stepped any number of updates (any value as n), and tested as it is then
     E(_stepped_run, call(sums_configs(), sometimes_bad(size(1, 40), BAD_SIZES)),
       covers=(extrap_sums.SumsRun,)),
