@@ -37,14 +37,14 @@ def _length_depth(records, config):
     deeper = [D for D in depths if D > config["max_train_depth"]]
     out = {"test_lengths": lengths, "test_depths": depths, "longer": longer, "deeper": deeper,
            "max_train_length": config["max_train_length"], "max_train_depth": config["max_train_depth"],
-           "threshold": config["reach_threshold"], "width": config["n"], "cells": {}}
+           "threshold": config["reach_threshold"], "width": config["n"], "architectures": {}}
     for cell in sorted({r["config"]["cell"] for r in records}, key=["elman", "gru_torch", "lstm"].index):
         ms = _group(records, cell=cell)
         # per seed: mean accuracy beyond the training length (at bounded depth) and beyond the
         # training depth (at bounded length)
         beyond_length = [statistics.mean(m[f"length_{L}"] for L in longer) for m in ms]
         beyond_depth = [statistics.mean(m[f"depth_{D}"] for D in deeper) for m in ms]
-        out["cells"][cell] = {
+        out["architectures"][cell] = {
             **_summary(ms, ["iid_accuracy", "length_reach", "depth_reach"]),
             "length_curves": [[m[f"length_{L}"] for L in lengths] for m in ms],
             "depth_curves": [[m[f"depth_{D}"] for D in depths] for m in ms],
@@ -71,7 +71,7 @@ def _counting(records, config):
 
 
 def _sums(splits, heads, config):
-    out = {"splits": {}, "heads": {}, "width": config["n"]}
+    out = {"splits": {}, "heads": {}, "width": config["n"], "chance": 1 / 10}   # 10 classes: value mod 10
     for split in ("length", "depth", "composition", "value"):
         ms = _group(splits, split=split)
         out["splits"][split] = {**_summary(ms, ["iid_accuracy", "ood_accuracy", "n_train", "n_ood"]),
@@ -88,9 +88,32 @@ def _sums(splits, heads, config):
     return out
 
 
+LABELS = ("depth", "partial", "running", "scope")
+
+
+def _analysis(records, config):
+    ms = _group(records)
+    keys = ["test_accuracy", "train_accuracy", "pca_var_1", "pca_var_2", "swap_follows", "swap_unchanged",
+            "clamp_accuracy", "clamp_changed", "growth_final"]
+    keys += [f"probe_{L}_{x}" for L in LABELS for x in ("accuracy", "control_accuracy", "selectivity", "majority")]
+    keys += [f"patch_{a:g}_{x}" for a in config["alphas"] for x in ("probe_moved", "output_moved")]
+    keys += [f"log10_sv_max_{s}" for s in config["spans"]]
+    out = {"labels": list(LABELS), "alphas": config["alphas"], "spans": config["spans"], "width": config["n"],
+           **_summary(ms, keys), "runs": len(ms)}
+    # decodable against used: per seed, the largest α's probe and output moves
+    top = max(config["alphas"])
+    out["decodable_not_used"] = sum(m[f"patch_{top:g}_probe_moved"] > m[f"patch_{top:g}_output_moved"] for m in ms)
+    out["top_alpha"] = top
+    out["top_patch"] = {x: _stats([m[f"patch_{top:g}_{x}"] for m in ms]) for x in ("probe_moved", "output_moved")}
+    out["longest_span"] = max(config["spans"])
+    out["sv_longest_span"] = _stats([m[f"log10_sv_max_{max(config['spans'])}"] for m in ms])
+    out["selective"] = {L: sum(m[f"probe_{L}_selectivity"] > 0 for m in ms) for L in LABELS}
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def _trained():
-    from gleam import extrap_brackets, extrap_counting, extrap_sums, pretrained
+    from gleam import extrap_analysis, extrap_brackets, extrap_counting, extrap_sums, pretrained
     runs, specs = pretrained.results("extrapolation"), pretrained.SPECS["extrapolation"]
 
     def defaults(module, name):
@@ -99,7 +122,8 @@ def _trained():
         "seeds": specs["length_depth"]["grid"]["seed"], "specs": specs,
         "length_depth": _length_depth(runs["length_depth"], defaults(extrap_brackets, "length_depth")),
         "counting": _counting(runs["counting"], defaults(extrap_counting, "counting")),
-        "sums": _sums(runs["sums_splits"], runs["sums_heads"], defaults(extrap_sums, "sums_splits"))})
+        "sums": _sums(runs["sums_splits"], runs["sums_heads"], defaults(extrap_sums, "sums_splits")),
+        "analysis": _analysis(runs["analysis"], defaults(extrap_analysis, "analysis"))})
 
 
 def extrapolation_lab_trained():

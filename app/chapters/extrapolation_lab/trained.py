@@ -59,10 +59,10 @@ class TrainedResults:
         self.plots = {
             "lengths": curves("lengths", f"Accuracy against length, depth ≤ {ld['max_train_depth']}", "test length",
                               ld["test_lengths"], {c: (CELLS[c], COLOURS[c], g["length_curves"])
-                                                   for c, g in ld["cells"].items()}),
+                                                   for c, g in ld["architectures"].items()}),
             "depths": curves("depths", f"Accuracy against depth, length ≤ {ld['test_lengths'][0]}", "deepest bracket",
                              ld["test_depths"], {c: (CELLS[c], COLOURS[c], g["depth_curves"])
-                                                 for c, g in ld["cells"].items()})}
+                                                 for c, g in ld["architectures"].items()})}
         for kind in ct["kinds"]:
             self.plots[kind] = curves(kind, f"{KINDS[kind]}: accuracy against n (trained on n ≤ {ct['max_train_n']})",
                                       "n", ct["ns"], {c: (CELLS[c], COLOURS[c], g["curves"])
@@ -73,7 +73,7 @@ class TrainedResults:
 
     def _make_values(self):
         d, out = self.data, {}
-        for cell, g in d["length_depth"]["cells"].items():
+        for cell, g in d["length_depth"]["architectures"].items():
             k = f"extrapolation.trained.ld.{cell}"
             out.update({f"{k}.iid": mean_sd(g["iid_accuracy"]), f"{k}.length_reach": integers(g["length_reach"]),
                         f"{k}.depth_reach": integers(g["depth_reach"]), f"{k}.longer": per_seed(g["beyond_length"]),
@@ -98,6 +98,19 @@ class TrainedResults:
                         f"{k}.max_pred": per_seed(g["max_abs_prediction"], 1),
                         f"{k}.above": "—" if g["bound"]["max"] < 0 else per_seed(g["ood_above_bound"]),
                         f"{k}.train_max": integers(g["max_train_value"])})
+        a, k = d["analysis"], "extrapolation.trained.analysis"
+        for name in ("test_accuracy", "train_accuracy", "swap_follows", "swap_unchanged", "clamp_accuracy", "clamp_changed"):
+            out[f"{k}.{name}"] = per_seed(a[name])
+        out[f"{k}.pca"] = f"{mean_sd(a['pca_var_1'], 2)}, {mean_sd(a['pca_var_2'], 2)}"
+        for L in a["labels"]:
+            for x in ("accuracy", "control_accuracy", "selectivity", "majority"):
+                out[f"{k}.probe.{L}.{x}"] = mean_sd(a[f"probe_{L}_{x}"], 2)
+        for alpha in a["alphas"]:
+            for x in ("probe_moved", "output_moved"):
+                out[f"{k}.patch.{alpha:g}.{x}"] = per_seed(a[f"patch_{alpha:g}_{x}"])
+        for span in a["spans"]:
+            out[f"{k}.sv.{span}"] = per_seed(a[f"log10_sv_max_{span}"])
+        out[f"{k}.growth"] = per_seed(a["growth_final"])
         return out
 
     # ------------------------------------------------------------ layout
@@ -110,8 +123,8 @@ class TrainedResults:
         ld, ct, sm, specs = d["length_depth"], d["counting"], d["sums"], d["specs"]
         seeds = ", ".join(str(x) for x in d["seeds"])
         bokeh = {k: pn.pane.Bokeh(p.fig, sizing_mode="stretch_width") for k, p in self.plots.items()}
-        one = table(["", *[CELLS[c] for c in ld["cells"]]], [
-            [label] + [s(f"extrapolation.trained.ld.{c}.{x}") for c in ld["cells"]] for x, label in (
+        one = table(["", *[CELLS[c] for c in ld["architectures"]]], [
+            [label] + [s(f"extrapolation.trained.ld.{c}.{x}") for c in ld["architectures"]] for x, label in (
                 ("iid", "in-distribution accuracy"), ("length_reach", f"length reach (≥ {ld['threshold']}), per seed"),
                 ("depth_reach", f"depth reach (≥ {ld['threshold']}), per seed"),
                 ("longer", f"mean accuracy at lengths {', '.join(map(str, ld['longer']))}, per seed"),
@@ -133,6 +146,21 @@ class TrainedResults:
                 ("max_pred", "largest |ŷ| on any test, per seed"),
                 ("above", "held-out values above the ceiling, per seed"))])
         note = f"<div class='gl-note'>Seeds {seeds}; every table and curve shows each seed.</div>"
+        an, ak = d["analysis"], "extrapolation.trained.analysis"
+        behaviour = table(["", "per seed"], [[label, s(f"{ak}.{x}")] for x, label in (
+            ("train_accuracy", "train accuracy (mod 10)"), ("test_accuracy", "test accuracy (mod 10)"))])
+        probes = table(["label", "probe accuracy", "control task", "selectivity", "majority class"],
+                       [[L] + [s(f"{ak}.probe.{L}.{x}") for x in ("accuracy", "control_accuracy", "selectivity", "majority")]
+                        for L in an["labels"]])
+        patch = table(["α along the partial-sum direction", "probe reading moved, per seed", "prediction moved, per seed"],
+                      [[f"{alpha:g}", s(f"{ak}.patch.{alpha:g}.probe_moved"), s(f"{ak}.patch.{alpha:g}.output_moved")]
+                       for alpha in an["alphas"]])
+        other = table(["", "per seed"], [[label, s(f"{ak}.{x}")] for x, label in (
+            ("swap_follows", "state swap before the last ')': predictions follow the state"),
+            ("swap_unchanged", "state swap: predictions unchanged"),
+            ("clamp_accuracy", "accuracy with the depth unit clamped"), ("clamp_changed", "predictions the clamp changed"))]
+            + [[f"median log10 σ_max over spans of {span}", s(f"{ak}.sv.{span}")] for span in an["spans"]]
+            + [["log10 σ_max from the first step to the last", s(f"{ak}.growth")]])
         return {
             "length_depth": pn.Column(html_pane("<h3>1. Length against depth (Dyck-1)</h3>" + note + one
                                                 + spec_block("length_depth", specs["length_depth"]),
@@ -145,4 +173,11 @@ class TrainedResults:
                                         + spec_block("sums_splits", specs["sums_splits"])
                                         + "<h4>The value itself, per head (split: larger values held out)</h4>" + heads
                                         + spec_block("sums_heads", specs["sums_heads"]),
-                                        css_classes=["gl-chextrapolation-sums"]), sizing_mode="stretch_width")}
+                                        css_classes=["gl-chextrapolation-sums"]), sizing_mode="stretch_width"),
+            "analysis": pn.Column(html_pane(
+                "<h3>4–6. Information, mechanism and stability (a GRU on nested sums)</h3>" + note
+                + "<h4>Behaviour</h4>" + behaviour + "<h4>Information: linear probes at every character</h4>" + probes
+                + f"<div class='gl-note'>Explained variance of the first two principal components: {s(f'{ak}.pca')}</div>"
+                + "<h4>Mechanism: decodable against used</h4>" + patch + other
+                + spec_block("analysis", specs["analysis"]), css_classes=["gl-chextrapolation-analysis"]),
+                sizing_mode="stretch_width")}
