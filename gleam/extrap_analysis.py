@@ -47,6 +47,7 @@ from gleam import checks, tasks
 from gleam import extrap_analysis_parts as parts
 from gleam.cell_names import CELL_NAMES
 from gleam.optim import Adam
+from gleam.probes_states import pca
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.stepped_run import SteppedRun
 from gleam.sweep_runs import _seed, _with_defaults
@@ -54,7 +55,7 @@ from gleam.tasks_base import MAX_CHARS
 from gleam.tasks_nested_sums import longest_sum
 from gleam.train import Trainer
 
-__all__ = ["analyse_sums", "AnalysisRun", "DEFAULTS", "VOCAB"]
+__all__ = ["analyse_sums", "AnalysisRun", "normalized", "pca_by_depth", "DEFAULTS", "VOCAB"]
 
 DEFAULTS = {"cell": "gru_torch", "n": 24, "max_depth": 3, "max_operands": 3, "p_nest": 0.3,
             "n_train": 1500, "n_test": 200, "probe_examples": 200, "epochs": 10, "lr": 0.01,
@@ -137,6 +138,27 @@ class AnalysisRun(SteppedRun):
                 **parts.swap_metrics(model, self.test_examples, VOCAB, self._swap_seed),
                 **parts.clamp_metrics(model, train, self.test_examples, VOCAB),
                 **parts.stability_metrics(model, self.test_examples, VOCAB, c["spans"], c["n_long"])}
+
+
+def pca_by_depth(run, limit=600):
+    """The first two principal components of the run's test states (the model as it is), at
+    most `limit` rows in order, with the bracket depth after each character ->
+    {"x", "y", "depth", "explained"}: the figure of the states coloured by depth."""
+    if not isinstance(run, AnalysisRun):
+        raise ValueError(f"run must be an AnalysisRun, got {type(run).__name__}")
+    limit = checks.integer("limit", limit, minimum=2, maximum=10 ** 5)
+    rows = parts.state_rows(run.model, run.test_examples, VOCAB)
+    X, depth = rows.X[:limit], rows.labels["depth"][:limit]
+    p = pca(X, 2)
+    Z = (X - p.mean) @ p.components.T
+    return {"x": [float(a) for a in Z[:, 0]], "y": [float(b) for b in Z[:, 1]],
+            "depth": [int(d) for d in depth], "explained": [float(e) for e in p.explained_variance_ratio]}
+
+
+def normalized(config):
+    """The config with every default filled in and checked: two configs name the same run exactly
+    when their normalized forms are equal."""
+    return _config(config)
 
 
 def analyse_sums(config):

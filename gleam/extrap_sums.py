@@ -65,7 +65,7 @@ from gleam.tasks_base import MAX_CHARS, MAX_EXAMPLES, MAX_LENGTH
 from gleam.tasks_nested_sums import longest_sum
 from gleam.train import Trainer
 
-__all__ = ["normalized", "train_sums", "SumsRun", "largest_value_reached", "DEFAULTS", "HEADS", "SPLITS",
+__all__ = ["normalized", "prediction_curve", "train_sums", "SumsRun", "largest_value_reached", "DEFAULTS", "HEADS", "SPLITS",
            "THRESHOLDS", "VOCAB", "MAX_PREDICTION"]
 
 HEADS = ("classify", "regress") + ARITH_HEADS
@@ -234,6 +234,25 @@ class SumsRun(SteppedRun):
                 "largest_value_reached": largest_value_reached(np.concatenate([v_iid, v_ood]),
                                                                np.concatenate([y_iid, y_ood])),
                 "bound": float(bound), "ood_above_bound": above, **counts}
+
+
+def prediction_curve(run):
+    """A value head's mean prediction per true value over the run's iid and held-out examples,
+    the model as it is -> {"values", "mean_prediction", "bound" (-1: none), "max_train_value"};
+    the figure of the ceiling against the target as values grow. ValueError for a classifier."""
+    if not isinstance(run, SumsRun):
+        raise ValueError(f"run must be a SumsRun, got {type(run).__name__}")
+    if run.config["head"] == "classify":
+        raise ValueError("run has a classify head: prediction_curve draws a value head's predictions")
+    y = np.concatenate([run.predictions(d) for d in (run._iid, run._ood)])
+    y = np.clip(np.nan_to_num(y, nan=MAX_PREDICTION, posinf=MAX_PREDICTION, neginf=-MAX_PREDICTION),
+                -MAX_PREDICTION, MAX_PREDICTION)
+    v = np.concatenate([run._iid.targets, run._ood.targets])
+    values = np.unique(v)
+    return {"values": [float(x) for x in values],
+            "mean_prediction": [float(y[v == x].mean()) for x in values],
+            "bound": float(run.model.regression_bound()) if run.config["head"] in LINEAR else -1.0,
+            "max_train_value": max(e.facts["value"] for e in run.train_examples)}
 
 
 def normalized(config):

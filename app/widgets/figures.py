@@ -136,6 +136,36 @@ class LinePlot:
         return list(d["x"]), list(d["y"])
 
 
+class ScatterPlot:
+    """Points coloured by a small integer class (a label such as depth), on fixed ranges that only
+    Python moves; `show(xs, ys, classes)` replaces them whole. Colours cycle through `colours`."""
+
+    def __init__(self, title, x_label, y_label, colours, height=260, css_class=None):
+        self.colours = list(colours)
+        self.source = ColumnDataSource({"x": [], "y": [], "colour": [], "label": []})
+        self.fig = fig = figure(height=height, sizing_mode="stretch_width", tools="", toolbar_location=None,
+                                title=title, x_range=Range1d(-1, 1), y_range=Range1d(-1, 1),
+                                css_classes=[css_class] if css_class else [])
+        fig.scatter("x", "y", source=self.source, color="colour", size=4, alpha=0.7, legend_group="label")
+        fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
+        describe(fig, f"Scatter plot: {title}; {x_label} against {y_label}, coloured by class")
+
+    def show(self, xs, ys, classes, label="class"):
+        xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+        pad = lambda lo, hi: (lo - 0.05 * (hi - lo + 1e-9), hi + 0.05 * (hi - lo + 1e-9))  # noqa: E731
+        with unlocked():
+            self.source.data = {"x": xs, "y": ys,
+                                "colour": [self.colours[int(c) % len(self.colours)] for c in classes],
+                                "label": [f"{label} {int(c)}" for c in classes]}
+            if len(xs):
+                self.fig.x_range.update(**dict(zip(("start", "end"), pad(xs.min(), xs.max()))))
+                self.fig.y_range.update(**dict(zip(("start", "end"), pad(ys.min(), ys.max()))))
+
+    def data(self):
+        d = self.source.data
+        return list(d["x"]), list(d["y"]), list(d["label"])
+
+
 # ---------------------------------------------------------------- heatmaps
 
 class Heatmaps:

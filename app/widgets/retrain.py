@@ -39,9 +39,10 @@ def metric_text(value, how):
 class Retrain:
     """The run, its loop and its views; `replace(config)` starts another configuration."""
 
-    def __init__(self, prefix, make_run, build_record, rows, config, css, lines):
+    def __init__(self, prefix, make_run, build_record, rows, config, css, lines, on_measured=None):
         self.prefix, self.make_run, self.build_record, self.rows, self.css = prefix, make_run, build_record, rows, css
         self._lines = lines
+        self.on_measured = on_measured      # called with the run after each new measurement
         self.run = make_run(config)
         self.build = build_record(config)
         self.tested = None                  # (updates, metrics) of the last measurement
@@ -63,6 +64,8 @@ class Retrain:
         self.run = self.make_run(config)
         self.build, self.tested = self.build_record(config), None
         self.loop.replace(self.run)
+        if self.on_measured is not None:
+            self.on_measured(None)          # nothing measured of the new run yet
 
     def lines(self):
         return dict(self._lines(self.run) if callable(self._lines) else self._lines)
@@ -72,6 +75,8 @@ class Retrain:
         return next(iter(lines.values()))[1] if lines else 1.0
 
     def _restart(self):
+        if self.tested is not None and self.on_measured is not None:
+            self.on_measured(None)
         self.tested = None
         self.curve.restart(self._top(), {name: y for name, (_, y) in self.lines().items()})
         self._show()
@@ -84,6 +89,8 @@ class Retrain:
         """The metrics of the model as it is (measured once per number of updates)."""
         if self.tested is None or self.tested[0] != self.run.steps:
             self.tested = (self.run.steps, self.run.metrics())
+            if self.on_measured is not None:
+                self.on_measured(self.run)
         return self.tested[1]
 
     def values(self):

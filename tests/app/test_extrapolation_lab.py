@@ -97,3 +97,37 @@ def test_the_prose_states_the_runs_counts():
     assert (f"in {beyond['anbn', 'gru_torch']} of {n} GRU seeds and {beyond['anbn', 'lstm']} of {n} LSTM seeds on aⁿbⁿ, "
             f"and in {beyond['anbncn', 'gru_torch']} and {beyond['anbncn', 'lstm']} on aⁿbⁿcⁿ") in text
     assert ("in line with Weiss" in text) == (beyond["anbn", "lstm"] > beyond["anbn", "gru_torch"])
+
+
+def test_a_measured_value_head_draws_its_predictions_and_its_ceiling():
+    c = ExtrapolationLabChapter()
+    c.__panel__()
+    set_value(c, "gl-chextrapolation-x", "3. nested sums")
+    set_value(c, "gl-chextrapolation-head", "regress")
+    assert c.values()["extrapolation.figure"] == "" and not c.figure.values_pane.visible
+    c.retrain.loop.tick(n=10 ** 5)
+    curve = extrap_sums.prediction_curve(c.retrain.run)
+    assert c.figure.values_pane.visible and not c.figure.states_pane.visible
+    assert c.figure.values_plot.data("prediction") == (curve["values"], curve["mean_prediction"])
+    assert c.figure.values_plot.data("bound")[1] == [curve["bound"]] * len(curve["values"])
+    assert c.values()["extrapolation.figure"].startswith(f"ceiling {curve['bound']:.1f}; largest value trained on")
+    assert shown(c)["extrapolation.figure"] == c.values()["extrapolation.figure"]
+    set_value(c, "gl-chextrapolation-seed", 3)                    # a new run: nothing measured yet
+    assert not c.figure.values_pane.visible and c.values()["extrapolation.figure"] == ""
+
+
+def test_a_measured_analysis_model_draws_its_states_by_depth():
+    from gleam import extrap_analysis
+    c = ExtrapolationLabChapter()
+    c.__panel__()
+    set_value(c, "gl-chextrapolation-x", "4-6. information and mechanism")
+    config = config_of(c.experiment, c.cell, c.kind, c.split, c.head, c.seed)
+    assert isinstance(c.retrain.run, extrap_analysis.AnalysisRun)
+    assert build_record(config) == seeds(pretrained.results("extrapolation")["analysis"])[0]
+    c.retrain.loop.tick(n=10 ** 5)
+    v = c.values()
+    for key, _, _ in rows(c.retrain.run):
+        assert v[f"extrapolation.retrain.mine.{key}"] == v[f"extrapolation.retrain.built.{key}"] != "—", key
+    p = extrap_analysis.pca_by_depth(c.retrain.run)
+    xs, ys, labels = c.figure.states_plot.data()
+    assert c.figure.states_pane.visible and xs == p["x"] and labels == [f"depth {d}" for d in p["depth"]]

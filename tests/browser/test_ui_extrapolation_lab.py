@@ -71,3 +71,15 @@ def test_the_choices_an_experiment_does_not_read_are_disabled(shared_lab):
                                       else {"kind", "split"}), page=lab.page, message="nested sums' choices")
     choose(lab, "gl-chextrapolation-x", "1. length vs depth")
     wait_until(lambda: disabled() == {"kind", "split", "head"}, page=lab.page, message="length vs depth's choices")
+
+
+def test_a_measured_value_head_draws_its_ceiling(shared_lab):
+    lab = shared_lab
+    open_lab(lab)
+    choose(lab, "gl-chextrapolation-x", "3. nested sums")
+    choose(lab, "gl-chextrapolation-head", "regress")
+    lab.wait_text("extrapolation.retrain.updates", lambda t: t == "0", what="0 (a new run)")
+    lab.click("gl-chextrapolation-rt-step")
+    lab.wait_text("extrapolation.figure", lambda t: t.startswith("ceiling ") and "largest value trained on" in t,
+                  what="the ceiling of the model after one update")
+    assert lab.page.locator(".gl-chextrapolation-values").count() == 1

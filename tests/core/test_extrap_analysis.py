@@ -315,3 +315,23 @@ def test_the_parts_refuse_what_they_cannot_measure_by_name():
         parts.stability_metrics(model, examples, VOCAB, [3, 3])
     with pytest.raises(ValueError, match="train"):
         parts.clamp_metrics(model, "rows", examples, VOCAB)
+
+
+def test_the_states_pca_is_an_svd_of_the_test_states_coloured_by_depth():
+    run = ea.AnalysisRun(SMALL)
+    run.step(5)
+    out = ea.pca_by_depth(run, limit=100)
+    _, hs, caches = run.model.forward(*[getattr(run._test, k) for k in ("X", "mask")])
+    m = caches["mask"]
+    index = np.argwhere(m)[:100]                        # t-major rows, as state_rows orders them
+    X = hs[index[:, 0], index[:, 1]]
+    centred = X - X.mean(axis=0)
+    _, s, Vt = np.linalg.svd(centred, full_matrices=False)
+    assert np.allclose(out["explained"], (s[:2] ** 2) / np.sum(s ** 2))
+    for i, key in enumerate(("x", "y")):               # each component up to its sign
+        proj = centred @ Vt[i]
+        assert np.allclose(np.abs(out[key]), np.abs(proj), atol=1e-9)
+    depths = [run.test_examples[b].labels["depth"][t] for t, b in index]
+    assert out["depth"] == depths
+    with pytest.raises(ValueError, match="limit"):
+        ea.pca_by_depth(run, limit=1)

@@ -263,3 +263,18 @@ def test_the_defaults_are_the_docstrings():
     assert (d["split"], d["threshold"], d["head"], d["cell"], d["n"]) == ("value", None, "regress", "gru_torch", 32)
     assert extrap_sums.THRESHOLDS == {"length": 30, "depth": 3, "composition": [[3, 2], [7, 1]], "value": 40}
     assert sorted(extrap_sums.VOCAB) == sorted("()+0123456789")
+
+
+def test_the_prediction_curve_of_a_constant_head_is_flat_at_its_ceiling():
+    """Wo = 0, bo = c: every prediction is c, the ceiling |b| + ‖w‖₁ is |c|, and the values are
+    every distinct value of the iid and held-out texts (evaluated here with eval)."""
+    run = extrap_sums.SumsRun({**SMALL, "head": "regress"})
+    run.model.params["Wo"][:] = 0.0
+    run.model.params["bo"][:] = -2.5
+    curve = extrap_sums.prediction_curve(run)
+    want = sorted({eval(e.text) for e in run.iid_examples + run.ood_examples})
+    assert curve["values"] == [float(v) for v in want]
+    assert curve["mean_prediction"] == [-2.5] * len(want) and curve["bound"] == 2.5
+    assert curve["max_train_value"] == max(eval(e.text) for e in run.train_examples)
+    with pytest.raises(ValueError, match="classify"):
+        extrap_sums.prediction_curve(extrap_sums.SumsRun({**SMALL, "head": "classify", "split": "depth"}))

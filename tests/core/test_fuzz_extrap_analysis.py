@@ -136,8 +136,19 @@ def with_model(build):
 ALPHAS = _lists(st.lists(st.one_of(st.floats(-10, 10), real(-1e7, 1e7)), min_size=1, max_size=3))
 SPANS = _lists(st.lists(sometimes_bad(st.integers(1, 8), BAD_SIZES), min_size=1, max_size=3))
 
+def _pca_of_run(config, limit):
+    run = ea.AnalysisRun(config)
+    run.step(3)
+    out = ea.pca_by_depth(run, limit)
+    return [out["x"], out["y"], out["depth"], out["explained"]]
+
+
 TABLE = [
     E(ea.analyse_sums, call(configs()), aliases=NAMES),
+    E(ea.normalized, call(configs()), aliases=NAMES),
+    E(_pca_of_run, call(configs(), sometimes_bad(size(2, 50), BAD_SIZES)), aliases=NAMES + ("limit", "X", "k"),
+      covers=(ea.pca_by_depth,)),
+    E(ea.pca_by_depth, call(st.one_of(BAD_SCALARS, st.just("run"))), aliases=("run",)),
     E(_stepped_run, call(configs(), sometimes_bad(size(1, 20), BAD_SIZES)), aliases=NAMES,
       covers=(ea.AnalysisRun,)),
     E(parts.state_rows, call(models(), example_sets(), vocabs()), aliases=NAMES),

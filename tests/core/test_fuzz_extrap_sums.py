@@ -63,6 +63,13 @@ def reached_args(draw):
     return (values, predictions), {"tolerance": tolerance}
 
 
+def _curve_of_run(config):
+    run = extrap_sums.SumsRun(config)
+    run.step(2)
+    c = extrap_sums.prediction_curve(run)
+    return [c["values"], c["mean_prediction"], c["bound"], c["max_train_value"]]
+
+
 TABLE = [
     E(extrap_sums.train_sums, call(sums_configs())),
     E(extrap_sums.normalized, call(sums_configs())),
@@ -71,6 +78,8 @@ TABLE = [
       covers=(extrap_sums.SumsRun,)),
     # predictions may be NaN or inf (a miss), so a finite answer is owed for them too
     E(extrap_sums.largest_value_reached, reached_args()),
+    E(_curve_of_run, call(sums_configs()), aliases=("head", "classify"), covers=(extrap_sums.prediction_curve,)),
+    E(extrap_sums.prediction_curve, call(st.one_of(BAD_SCALARS, st.just("run"))), aliases=("run",)),
 ]
 
 RECORDS = {}

@@ -9,12 +9,13 @@ import param
 
 from app.chapters.base import ChapterViewer
 from app.chapters.extrapolation_lab.retrain import EXPERIMENTS, HEADS, SPLITS, config_of, new_retrain
+from app.chapters.extrapolation_lab.figure import RetrainFigure
 from app.chapters.extrapolation_lab.trained import CELLS, KINDS, TrainedResults
 from app.widgets.page import card, html_pane
 
 # which choices each experiment reads
 READS = {"1. length vs depth": {"cell", "seed"}, "2. counting": {"kind", "cell", "seed"},
-         "3. nested sums": {"head", "split", "cell", "seed"}}
+         "3. nested sums": {"head", "split", "cell", "seed"}, "4-6. information and mechanism": {"cell", "seed"}}
 
 
 class ExtrapolationLabChapter(ChapterViewer):
@@ -33,7 +34,8 @@ class ExtrapolationLabChapter(ChapterViewer):
     def __init__(self, **params):
         super().__init__(**params)
         self.trained = TrainedResults()
-        self.retrain = new_retrain(self._config())
+        self.figure = RetrainFigure()
+        self.retrain = new_retrain(self._config(), self.figure.update)
 
     def _config(self):
         return config_of(self.experiment, self.cell, self.kind, self.split, self.head, self.seed)
@@ -63,7 +65,7 @@ class ExtrapolationLabChapter(ChapterViewer):
         panels = self.trained.panels()
         return pn.Column(*[card(p, layout=pn.Column, max_width=1100) for p in panels.values()],
                          card(html_pane("<h3>Retrain one configuration here</h3>"), self.retrain.panel(choices),
-                              layout=pn.Column, max_width=1100), sizing_mode="stretch_width")
+                              self.figure.panel(), layout=pn.Column, max_width=1100), sizing_mode="stretch_width")
 
     def values(self):
-        return {**self.trained.values(), **self.retrain.values()}
+        return {**self.trained.values(), **self.retrain.values(), "extrapolation.figure": self.figure.text}

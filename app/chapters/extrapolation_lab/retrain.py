@@ -1,19 +1,21 @@
 """The extrapolation lab's retrain: one configuration of an experiment's sweep trained in the page
-(a gleam.stepped_run.SteppedRun of gleam.extrap_brackets, extrap_counting or extrap_sums) through
+(a gleam.stepped_run.SteppedRun of gleam.extrap_brackets, extrap_counting, extrap_sums or
+extrap_analysis) through
 app.widgets.retrain; what is measured when it stops depends on the experiment (`rows`).
 """
 import math
 import statistics
 
 from app.widgets import retrain
-from gleam import extrap_brackets, extrap_counting, extrap_sums, pretrained
+from gleam import extrap_analysis, extrap_brackets, extrap_counting, extrap_sums, pretrained
 
 # the page's name of an experiment -> (its sweeps in gleam.pretrained, its run's module)
 EXPERIMENTS = {"1. length vs depth": (("length_depth",), extrap_brackets),
                "2. counting": (("counting",), extrap_counting),
-               "3. nested sums": (("sums_splits", "sums_heads"), extrap_sums)}
+               "3. nested sums": (("sums_splits", "sums_heads"), extrap_sums),
+               "4-6. information and mechanism": (("analysis",), extrap_analysis)}
 RUNS = {extrap_brackets: extrap_brackets.BracketsRun, extrap_counting: extrap_counting.CountingRun,
-        extrap_sums: extrap_sums.SumsRun}
+        extrap_sums: extrap_sums.SumsRun, extrap_analysis: extrap_analysis.AnalysisRun}
 SPLITS = ("length", "depth", "composition", "value")
 HEADS = ("classify", "regress", "nau", "nmu", "nalu")
 
@@ -29,6 +31,8 @@ def config_of(experiment, cell, kind, split, head, seed):
         return {**_specs()["length_depth"]["fixed"], "cell": cell, "seed": int(seed)}
     if module is extrap_counting:
         return {**_specs()["counting"]["fixed"], "kind": kind, "cell": cell, "seed": int(seed)}
+    if module is extrap_analysis:
+        return {**_specs()["analysis"]["fixed"], "cell": cell, "seed": int(seed)}
     if head == "classify":
         return {**_specs()["sums_splits"]["fixed"], "split": split, "cell": cell, "seed": int(seed)}
     return {**_specs()["sums_heads"]["fixed"], "head": head, "cell": cell, "seed": int(seed)}
@@ -36,11 +40,11 @@ def config_of(experiment, cell, kind, split, head, seed):
 
 def module_of(config):
     """The run module a config of config_of belongs to."""
-    if "kind" in config and config["kind"] in extrap_counting.LETTERS:
-        return extrap_counting
+    if "kind" in config:
+        return extrap_counting if config["kind"] in extrap_counting.LETTERS else extrap_brackets
     if "head" in config or "split" in config:
         return extrap_sums
-    return extrap_brackets
+    return extrap_analysis
 
 
 def make_run(config):
@@ -75,6 +79,16 @@ def rows(run):
                 + [("probe_r2_train", "counter probe R², trained n", "f2"),
                    ("probe_r2_beyond", "counter probe R², larger n", "f2"),
                    ("best_unit_corr", "best single unit |r|", "f2")])
+    if isinstance(run, extrap_analysis.AnalysisRun):
+        top, span = max(c["alphas"]), max(c["spans"])
+        return [("test_accuracy", "test accuracy (mod 10)", "f3"),
+                ("probe_depth_accuracy", "depth probe accuracy", "f2"), ("probe_depth_selectivity", "its selectivity", "f2"),
+                ("probe_partial_accuracy", "partial-sum probe accuracy", "f2"),
+                ("probe_partial_selectivity", "its selectivity", "f2"),
+                (f"patch_{top:g}_probe_moved", f"patch α = {top:g}: probe reading moved", "f2"),
+                (f"patch_{top:g}_output_moved", f"patch α = {top:g}: prediction moved", "f2"),
+                ("clamp_accuracy", "accuracy with the depth unit clamped", "f3"),
+                (f"log10_sv_max_{span}", f"median log10 σ_max over {span} steps", "f2")]
     if c["head"] == "classify":
         return [("iid_accuracy", "in-distribution accuracy", "f3"), ("ood_accuracy", "held-out accuracy", "f3")]
     return [("iid_mae", "error on seen values (MAE)", "f2"), ("ood_mae", "error on held-out values (MAE)", "f2"),
@@ -88,10 +102,11 @@ def lines(run):
         values = [e.facts["value"] for e in run.train_examples]
         guess = statistics.pvariance(values)
     else:
-        guess = math.log(10 if isinstance(run, extrap_sums.SumsRun) else 2)
+        guess = math.log(10 if isinstance(run, (extrap_sums.SumsRun, extrap_analysis.AnalysisRun)) else 2)
     return {"guess": ("a guess that ignores the input", guess)}
 
 
-def new_retrain(config):
-    """The chapter's retrain, opening on `config`."""
-    return retrain.Retrain("extrapolation.retrain", make_run, build_record, rows, config, "gl-chextrapolation", lines)
+def new_retrain(config, on_measured=None):
+    """The chapter's retrain, opening on `config`; on_measured(run or None) after a measurement."""
+    return retrain.Retrain("extrapolation.retrain", make_run, build_record, rows, config, "gl-chextrapolation", lines,
+                           on_measured)
