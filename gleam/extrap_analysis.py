@@ -46,14 +46,11 @@ import numpy as np
 from gleam import checks, tasks
 from gleam import extrap_analysis_parts as parts
 from gleam.cell_names import CELL_NAMES
-from gleam.optim import Adam
 from gleam.probes_states import pca
-from gleam.seqmodel import SeqModel, SeqModelConfig
-from gleam.stepped_run import SteppedRun
+from gleam.stepped_run import SteppedRun, adam_model
 from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_base import MAX_CHARS
 from gleam.tasks_nested_sums import longest_sum
-from gleam.train import Trainer
 
 __all__ = ["analyse_sums", "AnalysisRun", "normalized", "pca_by_depth", "DEFAULTS", "VOCAB"]
 
@@ -118,10 +115,7 @@ class AnalysisRun(SteppedRun):
 
     def new_model(self):
         c = self.config
-        model = SeqModel(SeqModelConfig(c["cell"], d=len(VOCAB), n=c["n"], n_out=10,
-                                        seed=_seed(self._weights_ss)))
-        return model, Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
-                              seed=_seed(self._order_ss))
+        return adam_model(c, len(VOCAB), c["n"], 10, self._weights_ss, self._order_ss)
 
     def evaluate(self):
         """The metrics of analyse_sums (module docstring) for the model as it is now."""

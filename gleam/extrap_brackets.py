@@ -49,12 +49,9 @@ import numpy as np
 
 from gleam import checks, tasks
 from gleam.cell_names import CELL_NAMES
-from gleam.optim import Adam
-from gleam.seqmodel import SeqModel, SeqModelConfig
-from gleam.stepped_run import SteppedRun
+from gleam.stepped_run import SteppedRun, adam_model
 from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_base import MAX_CHARS
-from gleam.train import Trainer
 
 __all__ = ["normalized", "train_brackets", "BracketsRun", "balanced_set", "reach", "DEFAULTS", "VOCABS"]
 
@@ -214,10 +211,7 @@ class BracketsRun(SteppedRun):
 
     def new_model(self):
         c = self.config
-        model = SeqModel(SeqModelConfig(c["cell"], d=len(self.vocab), n=c["n"], n_out=2,
-                                        seed=_seed(self._weights_ss)))
-        return model, Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
-                              seed=_seed(self._order_ss))
+        return adam_model(c, len(self.vocab), c["n"], 2, self._weights_ss, self._order_ss)
 
     def accuracy(self, name):
         """The fraction of test set `name` (a key of test_sets) the model as it is now answers right."""

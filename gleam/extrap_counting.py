@@ -50,15 +50,13 @@ import numpy as np
 
 from gleam import checks, tasks
 from gleam.cell_names import CELL_NAMES
-from gleam.optim import Adam
-from gleam.probes import fit_probe
+from gleam.probes import _r2, fit_probe
 from gleam.probes_states import flatten_states
-from gleam.seqmodel import SeqModel, SeqModelConfig
-from gleam.stepped_run import SteppedRun
+from gleam.seqmodel import SeqModel
+from gleam.stepped_run import SteppedRun, adam_model
 from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_base import MAX_CHARS, MAX_EXAMPLES
 from gleam.tasks_counting import KINDS
-from gleam.train import Trainer
 
 __all__ = ["train_counting", "CountingRun", "DEFAULTS", "normalized", "largest_reached",
            "unit_correlations", "counter_probe", "counter_metrics", "LETTERS"]
@@ -158,19 +156,6 @@ def unit_correlations(X, v):
     return np.where((np.ptp(X, axis=0) > 0) & (norms > 0), np.minimum(r, 1.0), 0.0)
 
 
-def _r2(y, yhat):
-    # R² = 1 − Σ(y − ŷ)² / Σ(y − ȳ)² per output, averaged (a constant output: 1 if exact, else 0)
-    y, yhat = y.reshape(len(y), -1), yhat.reshape(len(y), -1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        res = np.sum((y - yhat) ** 2, axis=0)
-        tot = np.sum((y - y.mean(axis=0)) ** 2, axis=0)
-        r2 = np.where(tot > 0, 1 - res / np.where(tot > 0, tot, 1), np.where(res == 0, 1.0, 0.0))
-    r2 = float(np.mean(r2))
-    if not math.isfinite(r2):
-        raise ValueError("X and y: R² overflowed the float range; rescale them")
-    return r2
-
-
 def counter_probe(X, y, groups, X_beyond, y_beyond, l2=1e-3):
     """The counter probe (module docstring) on given states -> {probe_r2_train, probe_r2_beyond,
     best_unit, best_unit_corr}.
@@ -261,10 +246,7 @@ class CountingRun(SteppedRun):
 
     def new_model(self):
         c = self.config
-        model = SeqModel(SeqModelConfig(c["cell"], d=len(self.vocab), n=c["n"], n_out=2,
-                                        seed=_seed(self._weights_ss)))
-        return model, Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
-                              seed=_seed(self._order_ss))
+        return adam_model(c, len(self.vocab), c["n"], 2, self._weights_ss, self._order_ss)
 
     def _accuracy(self, data):
         right = 0

@@ -57,13 +57,10 @@ import numpy as np
 from gleam import checks, splits, tasks
 from gleam.cell_names import CELL_NAMES
 from gleam.heads_arith import ARITH_HEADS
-from gleam.optim import Adam
-from gleam.seqmodel import SeqModel, SeqModelConfig
-from gleam.stepped_run import SteppedRun
+from gleam.stepped_run import SteppedRun, adam_model
 from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_base import MAX_CHARS, MAX_EXAMPLES, MAX_LENGTH
 from gleam.tasks_nested_sums import longest_sum
-from gleam.train import Trainer
 
 __all__ = ["normalized", "prediction_curve", "train_sums", "SumsRun", "largest_value_reached", "DEFAULTS", "HEADS", "SPLITS",
            "THRESHOLDS", "VOCAB", "MAX_PREDICTION"]
@@ -193,11 +190,8 @@ class SumsRun(SteppedRun):
 
     def new_model(self):
         c = self.config
-        model = SeqModel(SeqModelConfig(c["cell"], d=len(VOCAB), n=c["n"],
-                                        n_out=10 if c["head"] == "classify" else 1, head=c["head"],
-                                        arith_reg=c["arith_reg"], seed=_seed(self._weights_ss)))
-        return model, Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
-                              seed=_seed(self._order_ss))
+        return adam_model(c, len(VOCAB), c["n"], 10 if c["head"] == "classify" else 1, self._weights_ss,
+                          self._order_ss, head=c["head"], arith_reg=c["arith_reg"])
 
     def predictions(self, data):
         """The model's predictions on a SeqData (class ids, or values), EVAL_BATCH at a time."""

@@ -26,8 +26,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from gleam import checks
+from gleam.optim import Adam
+from gleam.seqmodel import SeqModel, SeqModelConfig
+from gleam.sweep_runs import _seed
+from gleam.train import Trainer
 
-__all__ = ["RunStats", "SteppedRun"]
+__all__ = ["RunStats", "SteppedRun", "adam_model"]
+
+
+def adam_model(c, d, n, n_out, weights_ss, order_ss, truncate=None, **model):
+    """(SeqModel, Trainer) as every research run makes them: config c's cell, d inputs, width n,
+    n_out outputs (and `model`'s other SeqModelConfig fields), its initial weights seeded from
+    weights_ss; trained by Adam(c["lr"]) with c's clip and batch size, shuffled from order_ss."""
+    m = SeqModel(SeqModelConfig(c["cell"], d=d, n=n, n_out=n_out, seed=_seed(weights_ss), **model))
+    return m, Trainer(m, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"], seed=_seed(order_ss),
+                      truncate=truncate)
 
 
 @dataclass

@@ -39,12 +39,9 @@ import numpy as np
 
 from gleam import acceptance, checks, counting, tasks
 from gleam.cell_names import CELL_NAMES
-from gleam.optim import Adam
-from gleam.seqmodel import SeqModel, SeqModelConfig
-from gleam.stepped_run import SteppedRun
+from gleam.stepped_run import SteppedRun, adam_model
 from gleam.sweep_runs import _seed, _with_defaults
 from gleam.tasks_cue_delay import CUES, QUERIES, channels
-from gleam.train import Trainer
 
 __all__ = ["train_cue_delay", "CueDelayRun", "DEFAULTS", "normalized"]
 
@@ -117,10 +114,8 @@ class CueDelayRun(SteppedRun):
 
     def new_model(self):
         c = self.config
-        model = SeqModel(SeqModelConfig(c["cell"], d=len(self.vocab), n=self.n, n_out=2,
-                                        forget_bias=c["forget_bias"], seed=_seed(self._weights_ss)))
-        return model, Trainer(model, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"],
-                              seed=_seed(self._order_ss), truncate=c["truncate"])
+        return adam_model(c, len(self.vocab), self.n, 2, self._weights_ss, self._order_ss,
+                          truncate=c["truncate"], forget_bias=c["forget_bias"])
 
     def after_reset(self):
         self.cue_grads = []            # after each finished epoch

@@ -241,6 +241,7 @@ RECORDS = {
     runner.SweepReport: "what run_sweep reports",
     stepped_run.RunStats: "what a SteppedRun's step reports (a dataclass of numbers it made)",
     stepped_run.SteppedRun: "a base class: fuzzed through CueDelayRun, which steps through it",
+    stepped_run.adam_model: "takes a run's config after its checks: fuzzed through every run that calls it",
     pretrained.compute: "writes the labs' sweeps to a file: tests/research/test_pretrained.py",
     pretrained.cached: "reads or writes files: tests/research/test_pretrained.py",
     pretrained.load: "reads files named by the environment: tests/research/test_pretrained.py",
