@@ -28,6 +28,10 @@ Metrics (accuracy = the fraction of a set whose predicted class is its target):
                               under way, else the last finished one's (weights moving); -1 before any
     iid_accuracy              on the iid set
     length_<L>, depth_<D>     on each length set, each depth set
+    growth_<L>                on each length set: the median over its first GROWTH_EXAMPLES
+                              examples of log10 σ_max(∂h_T/∂h_1) (BracketsRun.growth): where a
+                              perturbation of the early state grows or dies, against where the
+                              accuracy falls
     length_reach, depth_reach reach(test_lengths, their accuracies, reach_threshold), likewise
                               for depths: the largest value tested whose accuracy, and that of
                               every smaller one tested, is >= reach_threshold; -1 if none
@@ -47,7 +51,7 @@ import math
 
 import numpy as np
 
-from gleam import checks, tasks
+from gleam import checks, stability, tasks
 from gleam.cell_names import CELL_NAMES
 from gleam.stepped_run import SteppedRun, adam_model
 from gleam.sweep_runs import _seed, _with_defaults
@@ -64,6 +68,7 @@ DEFAULTS = {"kind": "dyck1", "cell": "gru_torch", "n": 16, "p_wellformed": 0.5,
             "reach_threshold": 0.9, "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_TRAIN, MAX_TEST, MAX_LENGTH = 512, 10 ** 4, 10 ** 5, 10 ** 4, 1000
 MAX_VALUES = 32         # entries of test_lengths, test_depths
+GROWTH_EXAMPLES = 8     # examples of a length set whose Jacobian product is measured
 ATTEMPTS = 100          # a depth set's draws per example wanted, at most
 CHUNK = 1024            # examples drawn per call of the generator, at most
 MAX_DRAWN = 2 ** 21     # characters a depth set may draw per class (its longest length each), at most
@@ -231,7 +236,23 @@ class BracketsRun(SteppedRun):
         for what, values in (("length", c["test_lengths"]), ("depth", c["test_depths"])):
             accs = [out[f"{what}_{v}"] for v in values]
             out[f"{what}_reach"] = reach(values, accs, c["reach_threshold"])
+        for L in c["test_lengths"]:
+            out[f"growth_{L}"] = self.growth(f"length_{L}")
         return out
+
+    def growth(self, name, count=GROWTH_EXAMPLES):
+        """Median over the first `count` examples of test set `name` of log10 σ_max(∂h_T/∂h_1),
+        from the state after the first character to the last (gleam.stability): how much a
+        perturbation of the early state has grown (> 0) or shrunk (< 0) by the time the model
+        answers. An exact 0 product counts as −300."""
+        checks.one_of("name", name, tuple(self._held))
+        logs = []
+        for e in self.test_sets[name][:count]:
+            X = tasks.encode([e], self.vocab).X
+            Js = stability.state_jacobians(self.model, X, b=0)
+            top = stability.singular_values(stability.span_product(Js), log10=True)[0]
+            logs.append(max(float(top), -300.0))
+        return float(np.median(logs))
 
 
 def normalized(config):

@@ -38,7 +38,9 @@ def expected():
                     f"{k}.length_reach": integers([m["length_reach"] for m in ms]),
                     f"{k}.depth_reach": integers([m["depth_reach"] for m in ms]),
                     f"{k}.longer": per_seed(a), f"{k}.deeper": per_seed(b),
-                    f"{k}.easier": f"{sum(x > y for x, y in zip(a, b))} of {len(ms)}"})
+                    f"{k}.easier": f"{sum(x > y for x, y in zip(a, b))} of {len(ms)}",
+                    f"{k}.growth": " / ".join(fmt_fixed(statistics.mean(m[f"growth_{L}"] for m in ms), 2)
+                                              for L in ld["test_lengths"])})
     top_n = {**extrap_counting.DEFAULTS, **SPECS["counting"]["fixed"]}["max_train_n"]
     for kind in SPECS["counting"]["grid"]["kind"]:
         for cell in SPECS["counting"]["grid"]["cell"]:

@@ -50,7 +50,15 @@ def _length_depth(records, config):
             "depth_curves": [[m[f"depth_{D}"] for D in depths] for m in ms],
             "beyond_length": _stats(beyond_length), "beyond_depth": _stats(beyond_depth),
             "length_easier": sum(a > b for a, b in zip(beyond_length, beyond_depth)),
-            "depth_easier": sum(a < b for a, b in zip(beyond_length, beyond_depth)), "runs": len(ms)}
+            "depth_easier": sum(a < b for a, b in zip(beyond_length, beyond_depth)), "runs": len(ms),
+            # an early perturbation's growth by the answer, per length (mean over seeds), and
+            # whether it falls with length wherever the mean accuracy does
+            "growth": [statistics.mean(m[f"growth_{L}"] for m in ms) for L in lengths],
+            "accuracy_by_length": [statistics.mean(m[f"length_{L}"] for m in ms) for L in lengths]}
+        g = out["architectures"][cell]
+        g["growth_falls_with_accuracy"] = all(
+            g1 < g0 for (g0, g1), (a0, a1) in zip(zip(g["growth"], g["growth"][1:]),
+                                                  zip(g["accuracy_by_length"], g["accuracy_by_length"][1:])) if a1 < a0)
     return out
 
 

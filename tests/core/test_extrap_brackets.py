@@ -110,7 +110,7 @@ def test_a_config_fixes_its_metrics_and_another_seed_changes_them():
     a = xb.train_brackets(SMALL)
     assert a == xb.train_brackets(dict(SMALL))
     assert set(a) == {"updates", "train_accuracy", "iid_accuracy", "length_10", "length_20",
-                      "depth_2", "depth_4", "length_reach", "depth_reach"}
+                      "depth_2", "depth_4", "length_reach", "depth_reach", "growth_10", "growth_20"}
     assert all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
                for v in a.values())
     assert a["updates"] == 2 * math.ceil(120 / 32)
@@ -165,3 +165,18 @@ def test_through_the_sweep_runner(tmp_path):
 def test_bad_configs_are_refused_by_name(bad, word):
     with pytest.raises(ValueError, match=word):
         xb.BracketsRun({**SMALL, **bad})
+
+
+def test_the_growth_is_the_jacobian_products_largest_singular_value():
+    """growth(name): the median, over the set's first examples, of log10 σ_max of
+    J_{T−2} ⋯ J_0 multiplied out here with numpy, each J from the model's cell."""
+    from gleam import stability, tasks
+    run = xb.BracketsRun({**SMALL, "seed": 1})
+    run.step(7)
+    name, logs = "length_20", []
+    for e in run.test_sets[name][:xb.GROWTH_EXAMPLES]:
+        Js = stability.state_jacobians(run.model, tasks.encode([e], run.vocab).X)
+        P = np.linalg.multi_dot(list(Js[::-1])) if len(Js) > 1 else Js[0]
+        logs.append(np.log10(np.linalg.svd(P, compute_uv=False)[0]))
+    assert run.growth(name) == pytest.approx(float(np.median(logs)), abs=1e-9)
+    assert run.metrics()["growth_20"] == run.growth(name)

@@ -78,7 +78,8 @@ class TrainedResults:
             out.update({f"{k}.iid": mean_sd(g["iid_accuracy"]), f"{k}.length_reach": integers(g["length_reach"]),
                         f"{k}.depth_reach": integers(g["depth_reach"]), f"{k}.longer": per_seed(g["beyond_length"]),
                         f"{k}.deeper": per_seed(g["beyond_depth"]),
-                        f"{k}.easier": f"{g['length_easier']} of {g['runs']}"})
+                        f"{k}.easier": f"{g['length_easier']} of {g['runs']}",
+                        f"{k}.growth": " / ".join(fmt_fixed(x, 2) for x in g["growth"])})
         for kind, cells in d["counting"]["kinds"].items():
             for cell, g in cells.items():
                 k = f"extrapolation.trained.count.{kind}.{cell}"
@@ -129,7 +130,8 @@ class TrainedResults:
                 ("depth_reach", f"depth reach (≥ {ld['threshold']}), per seed"),
                 ("longer", f"mean accuracy at lengths {', '.join(map(str, ld['longer']))}, per seed"),
                 ("deeper", f"mean accuracy at depths {', '.join(map(str, ld['deeper']))}, per seed"),
-                ("easier", "seeds where longer beats deeper"))])
+                ("easier", "seeds where longer beats deeper"),
+                ("growth", f"log10 σ_max(∂h_T/∂h_1) at lengths {' / '.join(map(str, ld['test_lengths']))} (mean)"))])
         two = table(["", *[f"{KINDS[k]} {CELLS[c]}" for k in ct["kinds"] for c in ct["kinds"][k]]], [
             [label] + [s(f"extrapolation.trained.count.{k}.{c}.{x}") for k in ct["kinds"] for c in ct["kinds"][k]]
             for x, label in (("largest", f"largest n (accuracy ≥ {ct['threshold']} up to it), per seed"),
