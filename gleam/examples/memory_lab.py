@@ -135,6 +135,11 @@ def _trained():
                                                        cells[other]["metrics"]["needs_cue_accuracy"]["values"]))
                        for other in ("elman", "gru_torch")},
         "grad_increases_with_bias": _increasing_every_seed(biases, order, "cue_grad_epoch_1"),
+        # seeds at which every positive bias lets more gradient reach the cue than bias 0 does
+        "grad_above_first_bias": sum(
+            all(o[s] > z for o in per[1:]) for per in [[{r["config"]["seed"]: r["metrics"]["cue_grad_epoch_1"]
+                                                         for r in biases[b]} for b in order]]
+            for s, z in per[0].items()),
         "held_increases_with_bias": all(bias[str(a)]["held"] < bias[str(b)]["held"] for a, b in zip(order, order[1:])),
         # a horizon of at least the sequence's length is full backpropagation: the same runs
         "full_horizon_identical": {cell: _per_seed(rs, "truncate", seq_len) == _per_seed(rs, "truncate", longest[cell])

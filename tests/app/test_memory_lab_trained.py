@@ -139,6 +139,11 @@ def test_the_prose_says_what_the_runs_give():
     assert f"hold the cue in {held_counts[0]}, {held_counts[1]} and {held_counts[2]} of {n} seeds" in text
     rising = all(a["cue_grad_epoch_1"] < b["cue_grad_epoch_1"] < c["cue_grad_epoch_1"] for a, b, c in zip(*by_bias))
     assert ("growing with the bias in every seed" in text) == rising
+    assert ("also lets more of the signal through the delay, in every seed" in text) == rising
+    above_zero = all(b["cue_grad_epoch_1"] > a["cue_grad_epoch_1"] and c["cue_grad_epoch_1"] > a["cue_grad_epoch_1"]
+                     for a, b, c in zip(*by_bias))
+    assert ("either positive bias lets more of it reach the cue than a bias of 0 in every seed" in text) == (
+        above_zero and not rising)
     ks = SPECS["horizons"]["grid"]["truncate"]
     same = all(seeds(runs["horizons"], cell=cell, truncate=ks[1]) == seeds(runs["horizons"], cell=cell, truncate=ks[2])
                for cell in SPECS["horizons"]["grid"]["cell"])
