@@ -1,5 +1,6 @@
 """What every example module shares: plain data out, one-hot input, the hand examples' vocabulary."""
 import math
+import statistics
 
 import numpy as np
 
@@ -31,3 +32,11 @@ def sigmoid(a):
     return 1.0 / (1.0 + math.exp(-a))
 
 
+
+
+def seed_stats(values):
+    """A setting's metric over its seeds: the exact mean (statistics.mean, so a printed digit never
+    rests on summation order), the sample std, min, max and the values themselves, in order."""
+    x = [float(v) for v in values]
+    return {"mean": statistics.mean(x), "std": statistics.stdev(x) if len(x) > 1 else 0.0,
+            "min": min(x), "max": max(x), "values": x}

@@ -9,15 +9,9 @@ import copy
 import functools
 import statistics
 
-from gleam.examples.data import plain
+from gleam.examples.data import plain, seed_stats
 
 __all__ = ["extrapolation_lab_trained"]
-
-
-def _stats(values):
-    x = [float(v) for v in values]
-    return {"mean": statistics.mean(x), "std": statistics.stdev(x) if len(x) > 1 else 0.0,
-            "min": min(x), "max": max(x), "values": x}
 
 
 def _group(records, **where):
@@ -28,7 +22,7 @@ def _group(records, **where):
 
 
 def _summary(ms, keys):
-    return {k: _stats([m[k] for m in ms]) for k in keys}
+    return {k: seed_stats([m[k] for m in ms]) for k in keys}
 
 
 def _length_depth(records, config):
@@ -48,7 +42,7 @@ def _length_depth(records, config):
             **_summary(ms, ["iid_accuracy", "length_reach", "depth_reach"]),
             "length_curves": [[m[f"length_{L}"] for L in lengths] for m in ms],
             "depth_curves": [[m[f"depth_{D}"] for D in depths] for m in ms],
-            "beyond_length": _stats(beyond_length), "beyond_depth": _stats(beyond_depth),
+            "beyond_length": seed_stats(beyond_length), "beyond_depth": seed_stats(beyond_depth),
             "length_easier": sum(a > b for a, b in zip(beyond_length, beyond_depth)),
             "depth_easier": sum(a < b for a, b in zip(beyond_length, beyond_depth)), "runs": len(ms),
             # an early perturbation's growth by the answer, per length (mean over seeds), and
@@ -112,9 +106,9 @@ def _analysis(records, config):
     top = max(config["alphas"])
     out["decodable_not_used"] = sum(m[f"patch_{top:g}_probe_moved"] > m[f"patch_{top:g}_output_moved"] for m in ms)
     out["top_alpha"] = top
-    out["top_patch"] = {x: _stats([m[f"patch_{top:g}_{x}"] for m in ms]) for x in ("probe_moved", "output_moved")}
+    out["top_patch"] = {x: seed_stats([m[f"patch_{top:g}_{x}"] for m in ms]) for x in ("probe_moved", "output_moved")}
     out["longest_span"] = max(config["spans"])
-    out["sv_longest_span"] = _stats([m[f"log10_sv_max_{max(config['spans'])}"] for m in ms])
+    out["sv_longest_span"] = seed_stats([m[f"log10_sv_max_{max(config['spans'])}"] for m in ms])
     out["selective"] = {L: sum(m[f"probe_{L}_selectivity"] > 0 for m in ms) for L in LABELS}
     return out
 

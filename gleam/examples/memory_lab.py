@@ -11,7 +11,7 @@ import statistics
 
 
 from gleam import memory
-from gleam.examples.data import plain
+from gleam.examples.data import plain, seed_stats
 
 __all__ = ['memory_lab_carry_challenge', 'memory_lab_trained']
 
@@ -42,14 +42,6 @@ SHOWN_METRICS = ("n", "n_params", "test_accuracy", "test_needs_cue_accuracy", "n
                  "window_needs_cue_accuracy", "revision_latency", "cue_grad")
 
 
-def _stats(values):
-    """Mean (exact: statistics.mean, so a printed digit never rests on summation order), sample
-    std, min, max and the values themselves."""
-    x = [float(v) for v in values]
-    return {"mean": statistics.mean(x), "std": statistics.stdev(x) if len(x) > 1 else 0.0,
-            "min": min(x), "max": max(x), "values": x}
-
-
 def _group(records, hold_at):
     """Per-seed metrics of one setting (records sorted by seed) -> stats, curves, hold count."""
     records = sorted(records, key=lambda r: r["config"]["seed"])
@@ -57,7 +49,7 @@ def _group(records, hold_at):
     delays = sorted(int(k.rsplit("_", 1)[1]) for k in m[0] if k.startswith("retention_at_"))
     epochs = sorted(int(k.rsplit("_", 1)[1]) for k in m[0] if k.startswith("cue_grad_epoch_"))
     return {"seeds": [r["config"]["seed"] for r in records],
-            "metrics": {k: _stats([x[k] for x in m]) for k in SHOWN_METRICS},
+            "metrics": {k: seed_stats([x[k] for x in m]) for k in SHOWN_METRICS},
             "retention": {"delays": delays,
                           "mean": [statistics.mean(x[f"retention_at_{d}"] for x in m) for d in delays],
                           "min": [float(min(x[f"retention_at_{d}"] for x in m)) for d in delays],

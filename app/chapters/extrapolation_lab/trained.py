@@ -3,40 +3,16 @@ gleam.examples.extrapolation_lab_trained): one panel per experiment — tables o
 numbers and their spread, curves of every seed, the `python -m gleam.sweep` spec that reproduces
 it. Every number is a span (`values()`) read from that summary; nothing is typed.
 """
-import html
-import json
-
 import panel as pn
 
 from app.widgets.figures import LinePlot
 from app.widgets.page import gv, html_pane, table
-from app.widgets.theme import PALETTE
+from app.widgets.seeds import CELL_COLOURS as COLOURS, CELLS, DASHES, integers, mean_sd, per_seed, spec_block
 from content import fmt_fixed
 from gleam import examples
 
-CELLS = {"elman": "Elman RNN", "gru_torch": "GRU", "lstm": "LSTM"}
-COLOURS = {"elman": PALETTE.negative, "gru_torch": PALETTE.secondary, "lstm": PALETTE.positive}
-DASHES = ("solid", "dashed", "dotted", "dotdash", "dashdot")
 KINDS = {"anbn": "aⁿbⁿ", "anbncn": "aⁿbⁿcⁿ"}
 HEADS = {"regress": "linear", "nau": "NAU", "nmu": "NMU", "nalu": "NALU"}
-
-
-def per_seed(stats, decimals=2):
-    return ", ".join(fmt_fixed(v, decimals) for v in stats["values"])
-
-
-def integers(stats):
-    return ", ".join("none" if v < 0 else str(int(v)) for v in stats["values"])
-
-
-def mean_sd(stats, decimals=3):
-    return f"{fmt_fixed(stats['mean'], decimals)} ± {fmt_fixed(stats['std'], decimals)}"
-
-
-def spec_block(name, spec):
-    text = html.escape(json.dumps(spec, indent=1))
-    return (f"<details class='gl-note'><summary>Reproduce it: <code>python -m gleam.sweep {name}.json "
-            f"--out {name}.jsonl</code> with this spec</summary><pre>{text}</pre></details>")
 
 
 def curves(name, title, x_label, xs, groups, height=220):

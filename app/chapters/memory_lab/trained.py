@@ -3,47 +3,20 @@ gleam.examples.memory_lab_trained) as three tables and two plots, each with its 
 spread over them, and the `python -m gleam.sweep` spec that reproduces it. Nothing here is typed:
 every number is a span (`values()`) read from that summary.
 """
-import html
-import json
-
 import panel as pn
 
 from app.widgets.figures import LinePlot
 from app.widgets.page import gv, html_pane, table
+from app.widgets.seeds import CELL_COLOURS, CELLS, DASHES, integers as horizons, mean_sd, per_seed, spec_block
 from app.widgets.theme import PALETTE
 from content import fmt_fixed, fmt_sci
 from gleam import examples
 
-CELLS = {"elman": "Elman RNN", "gru_torch": "GRU", "lstm": "LSTM"}
-CELL_COLOURS = {"elman": PALETTE.negative, "gru_torch": PALETTE.secondary, "lstm": PALETTE.positive}
 BIAS_COLOURS = (PALETTE.negative, PALETTE.secondary, PALETTE.positive)
-DASHES = ("solid", "dashed", "dotted", "dotdash", "dashdot")
-
-
-def per_seed(stats, decimals=2):
-    """The per-seed values, in seed order."""
-    return ", ".join(fmt_fixed(v, decimals) for v in stats["values"])
-
-
-def mean_sd(stats, decimals=3):
-    return f"{fmt_fixed(stats['mean'], decimals)} ± {fmt_fixed(stats['std'], decimals)}"
-
-
-def horizons(stats):
-    """Max horizons per seed; −1 (never above chance) as "none"."""
-    return ", ".join("none" if v < 0 else str(int(v)) for v in stats["values"])
 
 
 def held(group):
     return f"{group['held']} of {group['runs']}"
-
-
-def spec_block(name, spec):
-    """A collapsed block with the spec that reproduces a table (escaped text)."""
-    text = html.escape(json.dumps(spec, indent=1))
-    return (f"<details class='gl-note gl-chmemory-spec-{html.escape(name)}'><summary>Reproduce it: "
-            f"<code>python -m gleam.sweep {html.escape(name)}.json --out {html.escape(name)}.jsonl</code> "
-            f"with this spec</summary><pre>{text}</pre></details>")
 
 
 class TrainedResults:
@@ -140,13 +113,13 @@ class TrainedResults:
                 "“holds Δ”: seeds whose retention stays above chance (by 3 standard errors) up to Δ.</div>")
         return pn.Column(
             html_pane("<h3>Three cells at matched parameter counts</h3>" + note + cells
-                      + spec_block("cells", specs["cells"]), css_classes=["gl-chmemory-cells"]),
+                      + spec_block("cells", specs["cells"], "gl-chmemory-spec-cells"), css_classes=["gl-chmemory-cells"]),
             pn.pane.Bokeh(self.retention.fig, sizing_mode="stretch_width"),
             html_pane(f"<h4>Interference: '?' accuracy per seed at Δ = {inter['count']} as the distractors grow "
                       "louder</h4>" + louder, css_classes=["gl-chmemory-interference"]),
-            html_pane("<h3>The LSTM's forget-gate bias</h3>" + bias + spec_block("forget_bias", specs["forget_bias"]),
+            html_pane("<h3>The LSTM's forget-gate bias</h3>" + bias + spec_block("forget_bias", specs["forget_bias"], "gl-chmemory-spec-forget_bias"),
                       css_classes=["gl-chmemory-bias"]),
             pn.pane.Bokeh(self.grads.fig, sizing_mode="stretch_width"),
             html_pane(f"<h3>Backward horizons at a fixed delay of {d['horizons_delay']}</h3>" + horizon
-                      + spec_block("horizons", specs["horizons"]), css_classes=["gl-chmemory-horizons"]),
+                      + spec_block("horizons", specs["horizons"], "gl-chmemory-spec-horizons"), css_classes=["gl-chmemory-horizons"]),
             sizing_mode="stretch_width")
