@@ -23,7 +23,7 @@ fingerprint) -> the project's wheel -> every pure wheel compiled to 3.12 bytecod
 title, prose and math as static HTML (KaTeX under node) -> panel convert (once per chapter, in
 one process) and rewrites (buildtools/convert.py, boot.py: prose first, honest loading) ->
 verification (no external fetch, every reference local, lock hashes) -> the service worker
-(buildtools/offline.py) -> gzip copies.
+(buildtools/offline.py) -> brotli and gzip copies.
 """
 from __future__ import annotations
 
@@ -46,14 +46,15 @@ from buildtools.fetch import (
     fetch_pyodide_core, pip_download,
 )
 from buildtools.lock import build_lock, resolve_closure
-from buildtools.bytecode import compile_wheels
+from buildtools.bytecode import compile_stdlib, compile_wheels
+from buildtools.trace_imports import read_imported
 from buildtools.compress import precompress
 from buildtools import static_prose
 from buildtools.katex import copy_assets, fetch_katex
 from buildtools.offline import REGISTER_SCRIPT, write_service_worker
 from buildtools.serve import serve
 from buildtools.verify import site_summary, verify_site
-from buildtools.wheels import read_wheel, slim_wheel
+from buildtools.wheels import SLIM_RULES, read_wheel, slim_wheel
 
 REPO = Path(__file__).resolve().parent
 STAMP_INPUTS = ("app", "content", "gleam", "pyproject.toml", "build.py", "buildtools")
@@ -100,8 +101,10 @@ def build(app: Path, site: Path, cache: Path) -> None:
         source = fetch_compiled_source(cache)
         compiled = extract_compiled(source, official["packages"], list(pins.COMPILED_PACKAGES),
                                     cache / "compiled")
-        for path in compiled.values():
-            shutil.copy2(path, pyo / path.name)
+        # numpy less its build inputs, C test modules and f2py (buildtools.wheels._numpy_rule);
+        # compiled to bytecode with the pure wheels (stage 7), its extensions byte for byte
+        compiled = {name: slim_wheel(path, cache / "slim") if name in SLIM_RULES else path
+                    for name, path in compiled.items()}
 
     with stage(f"3/12 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
                "from sdists, Panel and Bokeh slimmed"):
@@ -136,17 +139,27 @@ def build(app: Path, site: Path, cache: Path) -> None:
                                                                  f"gleam/{pretrained.RESOURCE}": results.read_text(encoding="utf-8")})
         pure.append(project)
 
-    with stage("7/12 bytecode: every pure wheel's modules compiled by Pyodide's Python 3.12 under node"):
-        pure, summary = compile_wheels(pure, core, cache)
-        for whl in pure:
+    with stage("7/12 bytecode: every wheel's modules and the standard library compiled by Pyodide's Python 3.12 under node"):
+        # the modules the lab imports (buildtools/imported_modules.txt); the project's, all of them
+        imported = read_imported()
+        names = list(compiled)
+        upstream, summary = compile_wheels([compiled[n] for n in names] + pure[:-1], core, cache, imported)
+        [project], ours = compile_wheels([project], core, cache)
+        wheels = upstream + [project]
+        compiled, pure = dict(zip(names, wheels)), wheels[len(names):]
+        for whl in wheels:
             shutil.copy2(whl, pyo / whl.name)
-        print(f"[build]   {summary['modules']} modules in {len(pure)} wheels ({summary['compiled_now']} "
-              f"compiled now, {summary['cached']} from the cache); kept as source: "
-              + (", ".join(summary["kept"]) or "none"))
+        stdlib, stdlib_modules = compile_stdlib(core, cache, imported)
+        shutil.copy2(stdlib, pyo / "python_stdlib.zip")
+        print(f"[build]   {summary['modules'] + ours['modules']} modules in {len(wheels)} wheels "
+              f"({summary['compiled_now'] + ours['compiled_now']} compiled now), {stdlib_modules} in the "
+              f"standard library; {summary['source']} the lab does not import left as source; kept as "
+              "source: " + (", ".join({**summary["kept"], **ours["kept"]}) or "none"))
 
     with stage("8/12 pyodide-lock.json for exactly the shipped packages"):
         infos = [read_wheel(pyo / w.name) for w in pure]
-        lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos)
+        lock = build_lock(official, list(pins.COMPILED_PACKAGES), infos,
+                          {name: pyo / path.name for name, path in compiled.items()})
         (pyo / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
         loaded = resolve_closure(lock, list(pins.WORKER_INSTALLS))
         unused = sorted(set(lock["packages"]) - loaded)
@@ -169,9 +182,9 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for n in notes:
             print(f"[build]   {n}")
 
-    with stage("12/12 compress: a gzip copy of each text, wasm and stored wheel file, as a static host sends them"):
-        count, before, after = precompress(new)
-        print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB")
+    with stage("12/12 compress: a brotli and a gzip copy of each text, wasm and stored archive, as a static host sends them"):
+        count, before, br, gz = precompress(new, cache / "brotli")
+        print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {br / 1e6:.1f} MB brotli, {gz / 1e6:.1f} MB gzip")
 
     shutil.rmtree(site, ignore_errors=True)
     new.rename(site)

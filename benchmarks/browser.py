@@ -17,7 +17,7 @@ headless chromium through Playwright, in one run:
    away (the worker's first render), and interactive: the first change of ch1.step after chapter 1's
    Step is first clicked (clicks the loading page refuses change nothing: Step is clicked again every
    0.5 s); the bytes the server sent for the visit (page, workers, any service worker), checked
-   against the sizes of the files named (their .gz copies where sent gzip) and against what
+   against the sizes of the files named (their .br/.gz copies where sent encoded) and against what
    Playwright's requestfinished events saw;
 2. every widget's slider (SLIDERS: chapter 4's z₁ first, then chapters 0, 2, 3, 5, 6 and 8) moved
    ~30 times with the keyboard; latency from the keydown event to the text of the value it redraws
@@ -326,7 +326,7 @@ def wait_quiet(path, quiet=2.0, cap=20.0):
 
 def bytes_summary(entries, site_dir=None):
     """Bytes the server sent for `entries`; with site_dir, the du-style expectation: per 200
-    response, the size of the file it names (its .gz copy when the body went gzip-encoded)."""
+    response, the size of the file it names (its .br/.gz copy when the body went encoded)."""
     out = {"requests": len(entries), "bytes": sum(e["bytes"] for e in entries),
            "body_bytes": sum(e["body"] for e in entries),
            "not_200": sum(1 for e in entries if e["status"] != 200)}
@@ -337,7 +337,8 @@ def bytes_summary(entries, site_dir=None):
                 continue
             rel = urllib.parse.unquote(e["path"].split("?", 1)[0].split("#", 1)[0]).lstrip("/")
             f = Path(site_dir) / (rel + "index.html" if rel == "" or rel.endswith("/") else rel)
-            f = f.with_name(f.name + ".gz") if e["encoding"] == "gzip" else f
+            suffix = {"br": ".br", "gzip": ".gz"}.get(e["encoding"] or "")
+            f = f.with_name(f.name + suffix) if suffix else f
             if f.is_file():
                 expected += f.stat().st_size
             else:
@@ -1034,7 +1035,7 @@ def report(v):
         seen = cold_bytes["browser_seen"]
         print(f"  cold bytes: {cold_bytes['bytes']:,} sent by the server ({cold_bytes['body_bytes']:,} body) in "
               f"{cold_bytes['requests']} responses ({cold_bytes['not_200']} not 200); the files they name "
-              f"(.gz where sent gzip): {cold_bytes['expected_body_bytes_from_files']:,} bytes"
+              f"(.br/.gz where sent encoded): {cold_bytes['expected_body_bytes_from_files']:,} bytes"
               + (f", not found: {cold_bytes['files_not_found'][:3]}" if cold_bytes["files_not_found"] else "")
               + f"\n    Playwright's requestfinished (page and workers) saw {seen['requests']} requests: "
               f"{seen['matched_server_exactly']} with the body size the server logged, {seen['size_unknown']} "

@@ -25,6 +25,7 @@ site does not need and cannot use respectively.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -90,45 +91,102 @@ const [core, root] = process.argv.slice(2);
 """
 
 
-def to_compile(name: str) -> bool:
-    """Is this member of a wheel a module to ship as bytecode?"""
+def module_name(name: str) -> str:
+    """The dotted name a module file is imported as ("pkg/__init__.py" -> "pkg")."""
+    stem = name.rsplit(".", 1)[0]
+    return stem[:-len("/__init__")].replace("/", ".") if stem.endswith("/__init__") else stem.replace("/", ".")
+
+
+def to_compile(name: str, imported: frozenset[str] | None = None) -> bool:
+    """Is this member of a wheel a module to ship as bytecode? With `imported`
+    (buildtools.trace_imports: what the lab imports in the browser), only those modules are:
+    source compresses better, and a module never imported costs nothing either way."""
     first = name.split("/", 1)[0]
     return (name.endswith(".py") and not first.endswith((".dist-info", ".data"))
-            and name not in KEEP_SOURCE)
+            and name not in KEEP_SOURCE and (imported is None or module_name(name) in imported))
 
 
-def cache_key(whl: Path) -> str:
-    return f"{sha256_file(whl)[:24]}-py{pins.PYODIDE_VERSION}-r{RECIPE}"
+def cache_key(whl: Path, imported: frozenset[str] | None = None) -> str:
+    selection = "" if imported is None else "-" + hashlib.sha256("\n".join(sorted(imported)).encode()).hexdigest()[:12]
+    return f"{sha256_file(whl)[:24]}-py{pins.PYODIDE_VERSION}-r{RECIPE}{selection}"
 
 
-def compile_wheels(wheels: list[Path], core: Path, cache: Path) -> tuple[list[Path], dict]:
-    """Bytecode copies of `wheels` (same file names), from the cache or compiled now.
+def compile_wheels(wheels: list[Path], core: Path, cache: Path,
+                   imported: frozenset[str] | None = None) -> tuple[list[Path], dict]:
+    """Bytecode copies of `wheels` (same file names), from the cache or compiled now: every
+    module, or with `imported` only those (the rest stay source).
 
     core: Pyodide's npm package folder (pyodide.js, the wasm, the stdlib). Returns the
     compiled wheels in the order given and a summary: how many were compiled now, how many
-    modules, which files stayed source (name -> why).
+    modules, how many left as source because the lab does not import them, which files stayed
+    source that would have been compiled (name -> why).
     """
     out_dir = cache / "bytecode"
-    targets = {w: out_dir / cache_key(w) / w.name for w in wheels}
+    targets = {w: out_dir / cache_key(w, imported) / w.name for w in wheels}
     todo = [w for w, t in targets.items() if not t.exists()]
-    summary = {"compiled_now": len(todo), "cached": len(wheels) - len(todo), "modules": 0, "kept": {}}
+    summary = {"compiled_now": len(todo), "cached": len(wheels) - len(todo), "modules": 0, "source": 0,
+               "kept": {}}
     if todo:
         if shutil.which("node") is None:
             raise BuildError("node is needed to compile the wheels with Pyodide's Python "
                              "(Debian: apt-get install nodejs)")
         with tempfile.TemporaryDirectory(prefix="gleam-bytecode-") as tmp:
             job = Path(tmp)
-            files = _extract(todo, job)
+            files = _extract(todo, job, imported)
             result = _run_pyodide(core, job, files)
             for i, whl in enumerate(todo):
-                _write_wheel(whl, job / str(i), f"{i}/", result, targets[whl])
+                _write_wheel(whl, job / str(i), f"{i}/", result, targets[whl], imported)
         _prune(out_dir, {t.parent.name for t in targets.values()}, {w.name for w in wheels})
     for t in targets.values():
         with zipfile.ZipFile(t) as z:
             summary["modules"] += sum(n.endswith(".pyc") for n in z.namelist())
-            summary["kept"].update({n: KEEP_SOURCE.get(n, "does not compile with Python 3.12")
-                                    for n in z.namelist() if is_kept_source(n)})
+            sources = [n for n in z.namelist() if is_kept_source(n)]
+            kept = [n for n in sources if n in KEEP_SOURCE or to_compile(n, imported)]
+            summary["source"] += len(sources) - len(kept)
+            summary["kept"].update({n: KEEP_SOURCE.get(n, "does not compile with Python 3.12") for n in kept})
     return [targets[w] for w in wheels], summary
+
+
+STDLIB_PATH = "/lib/python312.zip"  # where Pyodide puts python_stdlib.zip: on sys.path, zipimported
+
+
+def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = None) -> tuple[Path, int]:
+    """Pyodide's python_stdlib.zip with its modules as 3.12 bytecode (every one, or with
+    `imported` those; the same layout as the wheels: `mod.pyc` where `mod.py` was, which
+    zipimport loads without a source), members stored.
+
+    Pyodide ships the standard library as source, so every start compiles each module it imports:
+    its own `_pyodide` and `pyodide` packages, asyncio, zipfile and the rest (~200 modules for the
+    lab). Returns the compiled zip (cached by the input's sha256) and its number of modules.
+    """
+    src = core / "python_stdlib.zip"
+    target = cache / "bytecode" / f"stdlib-{cache_key(src, imported)}" / src.name
+    if not target.exists():
+        with tempfile.TemporaryDirectory(prefix="gleam-bytecode-") as tmp:
+            job, files = Path(tmp), []
+            with zipfile.ZipFile(src) as z:
+                for name in z.namelist():
+                    if name.endswith(".py") and (imported is None or module_name(name) in imported):
+                        dest = job / "stdlib" / name
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        dest.write_bytes(z.read(name))
+                        files.append([f"stdlib/{name}", f"{STDLIB_PATH}/{name}"])
+            result = _run_pyodide(core, job, files)
+            tmp_zip = target.with_suffix(".tmp")
+            tmp_zip.parent.mkdir(parents=True, exist_ok=True)
+            with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp_zip, "w", zipfile.ZIP_STORED) as zout:
+                for item in zin.infolist():
+                    name, data = item.filename, zin.read(item)
+                    if (job / "stdlib" / (name + "c")).is_file() and f"stdlib/{name}" not in result["failed"]:
+                        name, data = name + "c", (job / "stdlib" / (name + "c")).read_bytes()
+                        if data[:4] != MAGIC_312:
+                            raise BuildError(f"python_stdlib.zip: {name} is not CPython 3.12 bytecode")
+                    info = zipfile.ZipInfo(name, date_time=item.date_time)
+                    info.external_attr = item.external_attr
+                    zout.writestr(info, data)
+            tmp_zip.replace(target)
+    with zipfile.ZipFile(target) as z:
+        return target, sum(n.endswith(".pyc") for n in z.namelist())
 
 
 def is_kept_source(name: str) -> bool:
@@ -136,12 +194,12 @@ def is_kept_source(name: str) -> bool:
     return name.endswith(".py") and not name.split("/", 1)[0].endswith((".dist-info", ".data"))
 
 
-def _extract(wheels: list[Path], job: Path) -> list[list[str]]:
+def _extract(wheels: list[Path], job: Path, imported: frozenset[str] | None) -> list[list[str]]:
     files = []
     for i, whl in enumerate(wheels):
         with zipfile.ZipFile(whl) as z:
             for name in z.namelist():
-                if to_compile(name):
+                if to_compile(name, imported):
                     dest = job / str(i) / name
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     dest.write_bytes(z.read(name))
@@ -163,17 +221,18 @@ def _run_pyodide(core: Path, job: Path, files: list[list[str]]) -> dict:
     return result
 
 
-def _write_wheel(src: Path, root: Path, prefix: str, result: dict, dest: Path) -> None:
+def _write_wheel(src: Path, root: Path, prefix: str, result: dict, dest: Path,
+                 imported: frozenset[str] | None) -> None:
     """src with every compiled module replaced by its .pyc; RECORD rewritten; dest written atomically."""
     for rel, names in result["mentions"].items():
         if rel.startswith(prefix):
-            _check_mentions(rel[len(prefix):], names, src)
+            _check_mentions(rel[len(prefix):], names, src, imported)
 
     def compiled(item, data):
         name = item.filename
         if name.endswith(".pyc") or "/__pycache__/" in f"/{name}":
             return None                   # stale bytecode of another Python: never shipped
-        if to_compile(name) and (prefix + name) not in result["failed"]:
+        if to_compile(name, imported) and (prefix + name) not in result["failed"]:
             name, data = name + "c", (root / (name + "c")).read_bytes()
             if data[:4] != MAGIC_312:
                 raise BuildError(f"{src.name}: {name} is not CPython 3.12 bytecode")
@@ -198,7 +257,7 @@ MENTION_OK = {
 }
 
 
-def _check_mentions(rel: str, names: list[str], whl: Path) -> None:
+def _check_mentions(rel: str, names: list[str], whl: Path, imported: frozenset[str] | None = None) -> None:
     """Refuse to compile a module whose file name a sibling module spells out as a string
     (`Path(__file__).with_name("x.py").read_text()`): it is most likely read as text and
     must be in KEEP_SOURCE (or, if not read, named in MENTION_OK)."""
@@ -207,7 +266,7 @@ def _check_mentions(rel: str, names: list[str], whl: Path) -> None:
         siblings = {n[len(folder):] for n in z.namelist() if n.startswith(folder) and n.endswith(".py")}
     for n in names:
         if (n in siblings and n not in MENTION_CONVENTIONS and f"{rel}: {n}" not in MENTION_OK
-                and to_compile(folder + n)):
+                and to_compile(folder + n, imported)):
             raise BuildError(
                 f"{whl.name}: {rel} mentions {n!r}, a module beside it: if it reads that file as "
                 f"text, add {folder + n!r} to KEEP_SOURCE in buildtools/bytecode.py (if not, to MENTION_OK)")

@@ -1,36 +1,76 @@
 """Precompressed copies of the site's files, written by the build and sent by `build.py --serve`
-the way a static host sends them (`Content-Encoding: gzip` to a browser that accepts it).
+the way a static host sends them: brotli (`Content-Encoding: br`) to a browser that takes it,
+gzip to one that takes only that.
 
-Only files that shrink: text (HTML, JavaScript, JSON, CSS, SVG), WebAssembly, and the wheels the
-build writes stored (their members uncompressed); the official wheels and zips are compressed
-already and are sent as they are. A copy is `name.gz` beside `name`, made deterministically (no timestamp in
-the gzip header), so the same build gives the same bytes.
+Only files that shrink: text (HTML, JavaScript, JSON, CSS, SVG), WebAssembly, and the archives the
+build writes stored (the wheels and the standard library's zip, their members uncompressed); the
+official archives are compressed already and are sent as they are. The copies are `name.br` and
+`name.gz` beside `name`, made deterministically (no timestamp in the gzip header), so the same
+build gives the same bytes.
+
+Brotli at its best setting is ~28% smaller than gzip -9 on these files (Pyodide's wasm: 3.1 MB
+gzipped, 2.3 MB as brotli) but slow to write (~30 s for the wasm), so each copy is kept in the
+build cache by the sha256 of what it compresses: a rebuild compresses only the files that changed.
 """
 from __future__ import annotations
 
 import gzip
+import hashlib
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import brotli
+
 COMPRESSIBLE = (".html", ".js", ".mjs", ".json", ".css", ".svg", ".map", ".txt", ".wasm",
-                ".whl")    # a wheel only if stored uncompressed (buildtools.bytecode): the rest do not shrink
+                ".whl", ".zip")   # an archive only if stored uncompressed: the rest do not shrink
 MIN_BYTES = 1024            # smaller files are not worth a second copy
 MAX_RATIO = 0.9             # a copy is kept only if at most this fraction of the original
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))   # Content-Encoding and suffix, the server's preference
+BROTLI = {"quality": 11, "lgwin": 24}
 
 
 def compressible(path: Path) -> bool:
     return path.suffix in COMPRESSIBLE
 
 
-def precompress(site: Path) -> tuple[int, int, int]:
-    """Write `f.gz` for every compressible file of `site` that shrinks enough. Returns
-    (files compressed, their bytes, their compressed bytes)."""
-    count = before = after = 0
-    for f in sorted(site.rglob("*")):
-        if not (f.is_file() and compressible(f)) or f.stat().st_size < MIN_BYTES:
-            continue
+def _brotli(data: bytes, cache: Path | None, used: set[str]) -> bytes:
+    key = hashlib.sha256(data).hexdigest()
+    used.add(key)
+    kept = cache / f"{key}.br" if cache else None
+    if kept and kept.exists():
+        return kept.read_bytes()
+    packed = brotli.compress(data, **BROTLI)     # (releases the GIL: files compress in parallel)
+    if kept:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_suffix(".tmp")
+        tmp.write_bytes(packed)
+        tmp.replace(kept)
+    return packed
+
+
+def precompress(site: Path, cache: Path | None = None) -> tuple[int, int, int, int]:
+    """Write `f.br` and `f.gz` for every compressible file of `site` that shrinks enough; brotli
+    copies are kept in `cache` (stale ones pruned). Returns (files compressed, their bytes, their
+    brotli bytes, their gzip bytes)."""
+    files = [f for f in sorted(site.rglob("*"))
+             if f.is_file() and compressible(f) and f.stat().st_size >= MIN_BYTES]
+    used: set[str] = set()
+
+    def one(f: Path) -> tuple[int, int, int]:
         data = f.read_bytes()
-        packed = gzip.compress(data, compresslevel=9, mtime=0)
-        if len(packed) <= MAX_RATIO * len(data):
-            f.with_name(f.name + ".gz").write_bytes(packed)
-            count, before, after = count + 1, before + len(data), after + len(packed)
-    return count, before, after
+        packed = {".gz": gzip.compress(data, compresslevel=9, mtime=0)}
+        if len(packed[".gz"]) > MAX_RATIO * len(data):
+            return 0, 0, 0
+        packed[".br"] = _brotli(data, cache, used)
+        for suffix, blob in packed.items():
+            f.with_name(f.name + suffix).write_bytes(blob)
+        return len(data), len(packed[".br"]), len(packed[".gz"])
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        sizes = [s for s in pool.map(one, files) if s[0]]
+    if cache and cache.is_dir():
+        for old in cache.glob("*.br"):
+            if old.stem not in used:
+                old.unlink()
+    return len(sizes), sum(s[0] for s in sizes), sum(s[1] for s in sizes), sum(s[2] for s in sizes)

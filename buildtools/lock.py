@@ -29,11 +29,18 @@ def pure_entry(info: WheelInfo, sha256: str) -> dict:
     }
 
 
-def build_lock(official: dict, compiled: list[str], pure: list[WheelInfo]) -> dict:
-    """official: the npm package's lock; compiled: official names shipped; pure: our wheels."""
+def build_lock(official: dict, compiled: list[str], pure: list[WheelInfo],
+               shipped: dict[str, Path] | None = None) -> dict:
+    """official: the npm package's lock; compiled: official names shipped; pure: our wheels;
+    shipped: the file the site ships for an official package it rewrote (slimmed, compiled to
+    bytecode), whose sha256 replaces the official one; everything else in its entry stays."""
     packages: dict[str, dict] = {}
     for name in compiled:
         packages[name] = dict(official["packages"][name])
+        if shipped and name in shipped:
+            if shipped[name].name != packages[name]["file_name"]:
+                raise BuildError(f"{shipped[name].name}: not the file name of official {name}")
+            packages[name]["sha256"] = sha256_file(shipped[name])
     for info in pure:
         if info.key in packages:
             raise BuildError(f"{info.path.name}: {info.key} is already an official package of the site")

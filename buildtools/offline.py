@@ -88,13 +88,16 @@ REGISTER_SCRIPT = """<script>
 </script>""" % SW_NAME
 
 
+REWRITTEN_CORE_FILES = ("python_stdlib.zip",)   # buildtools.bytecode.compile_stdlib
+
+
 def is_pinned(rel: str) -> bool:
     """Whether a site-relative path is an upstream copy whose path names its version."""
     pyodide = f"pyodide/{pins.PYODIDE_VERSION}/"
     if rel.startswith(pyodide):
         name = rel[len(pyodide):]
-        return name in pins.PYODIDE_CORE_FILES or any(
-            name.startswith(f"{p}-") and name.endswith(".whl") and "wasm32" in name for p in pins.COMPILED_PACKAGES)
+        # (the standard library's zip and the official wheels are compiled to bytecode here)
+        return name in pins.PYODIDE_CORE_FILES and name not in REWRITTEN_CORE_FILES
     return (rel.startswith("panel-cdn/") and rel.split("/")[1][:1].isdigit()) or (
         rel.startswith("bokeh/") and rel.endswith(".min.js")) or rel.startswith(f"katex/{pins.KATEX_VERSION}/")
 
@@ -102,7 +105,7 @@ def is_pinned(rel: str) -> bool:
 def site_files(site: Path) -> list[str]:
     """Every file the site serves (site-relative, sorted), without precompressed copies and sw.js."""
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
-                  if p.is_file() and p.suffix != ".gz" and p.name != SW_NAME)
+                  if p.is_file() and p.suffix not in (".gz", ".br") and p.name != SW_NAME)
 
 
 def build_id(site: Path, files: list[str]) -> str:

@@ -30,12 +30,6 @@ PURE_WHEELS = {
     "mdurl==0.1.2": "84008a41e51615a49fc9966191ff91509e3c40b939176e643fd50a5c2196b8f8",
     "mdit-py-plugins==0.7.0": "7f8e30403f3dd8bfe3afcdcbc6e61066d3f2e714167507b9c26eb385ec399353",
     "linkify-it-py==2.2.0": "3adc40eb5af300b2605fcfdb968c24e1d780a90f1f2221af7c15e5111e94d443",
-    "requests==2.34.2": "2a0d60c172f83ac6ab31e4554906c0f3b3588d37b5cb939b1c061f4907e278e0",
-    "charset-normalizer==3.5.3": "96e268b0cbda016ac519513294fcd17032264085b600abaac58b93049477e132",
-    "idna==3.20": "ab7ae7122974553370f0bdb919e1a960b2cd1bc1ef0276416d896db81c14582c",
-    "urllib3==2.8.0": "0cf3cae568d36aa9576b28dfb35f11328f1cb974ca7647d9475ebb86c75ac6e3",
-    "certifi==2026.10.19.post1": "1324c476b4811eff41a8bc2122cd0bbd4d9c7234c725446d99ab1612b3a7fdd2",
-    "tqdm==4.70.1": "c293e525e6fef9c20e8728fd4612df02a0aa31bb5fe91ecd93e123b1b7bffa73",
     # Panel's Pyodide module imports pandas when pyodide_http is missing: keep it.
     "pyodide-http==0.2.1": "504f62904536a91049c12d0b9162ebaa187a84a3dd877e17c04fd9bf6ec3b68e",
 }
@@ -67,6 +61,17 @@ DROPPED = {
     "xyzservices": "Bokeh imports it only for map tile providers (none in the lab)",
     "markdown": "Panel imports it only for Markdown(renderer='markdown'); the lab uses markdown-it",
     "typing-extensions": "Panel and Bokeh import it only under TYPE_CHECKING on Python 3.12",
+    # Pins to restore them: requests==2.34.2 2a0d60c172f83ac6ab31e4554906c0f3b3588d37b5cb939b1c061f4907e278e0,
+    # charset-normalizer==3.5.3 96e268b0cbda016ac519513294fcd17032264085b600abaac58b93049477e132,
+    # idna==3.20 ab7ae7122974553370f0bdb919e1a960b2cd1bc1ef0276416d896db81c14582c,
+    # urllib3==2.8.0 0cf3cae568d36aa9576b28dfb35f11328f1cb974ca7647d9475ebb86c75ac6e3,
+    # certifi==2026.10.19.post1 1324c476b4811eff41a8bc2122cd0bbd4d9c7234c725446d99ab1612b3a7fdd2,
+    # tqdm==4.70.1 c293e525e6fef9c20e8728fd4612df02a0aa31bb5fe91ecd93e123b1b7bffa73.
+    "requests": "imported in the lab only by pyodide_http.patch_all, which skips it when absent; Panel "
+                "uses it only to fetch a URL given to a pane (the lab gives none). With its four "
+                "dependencies: 0.6 MB, 120 modules and ~0.3 s of a start",
+    "tqdm": "Panel imports it optionally, for its Tqdm indicator (the lab has none); gleam.sweep's "
+            "progress bar runs on a laptop, not in the browser",
 }
 
 # The project's own wheel (gleam, app, content), rebuilt on every build.

@@ -5,8 +5,9 @@ change with every build under the same name, so they are `no-cache` (revalidated
 visit). Everything else whose path carries a version (pyodide/0.27.7/..., panel-cdn/1.9.4/...,
 bokeh-3.9.2.min.js, numpy-2.0.2-...whl) never changes under that name: `immutable`.
 
-As a real static host: a file with a precompressed copy (`name.gz`, buildtools.compress) is sent
-compressed to a browser that accepts gzip (`Content-Encoding: gzip`, `Vary: Accept-Encoding`);
+As a real static host: a file with precompressed copies (`name.br`, `name.gz`, buildtools.compress)
+is sent compressed to a browser that accepts it, brotli first (`Content-Encoding: br` or `gzip`,
+`Vary: Accept-Encoding`);
 no directory is ever listed, and the server names no software or version.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from . import pins
-from .compress import compressible
+from .compress import ENCODINGS, compressible
 from .csp import WORKER_POLICY
 
 MIME = {
@@ -54,6 +55,23 @@ def cache_control(rel: str) -> str:
     return IMMUTABLE if VERSIONED.search(rel) else NO_CACHE
 
 
+def accepted_encodings(header: str) -> set[str]:
+    """The content codings an Accept-Encoding value allows ("br;q=0" refuses br)."""
+    accepted = set()
+    for part in header.lower().split(","):
+        coding, _, params = part.strip().partition(";")
+        q = params.strip()
+        if q.startswith("q="):
+            try:
+                if float(q[2:]) <= 0:
+                    continue
+            except ValueError:
+                continue
+        if coding:
+            accepted.add(coding)
+    return accepted
+
+
 class SiteHandler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: a cold load makes ~50 requests
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME}
@@ -79,13 +97,14 @@ class SiteHandler(SimpleHTTPRequestHandler):
         return None
 
     def send_head(self):
-        """The file's precompressed copy, if it has one and the browser takes gzip."""
+        """The file's precompressed copy, if it has one the browser takes (brotli before gzip)."""
         path = self.translate_path(self.path)
         if os.path.isdir(path) and self.path.split("?", 1)[0].endswith("/"):
             path = os.path.join(path, "index.html")
-        accepts = "gzip" in self.headers.get("Accept-Encoding", "").lower()
-        packed = path + ".gz"
-        if not (accepts and os.path.isfile(path) and os.path.isfile(packed)):
+        accepts = accepted_encodings(self.headers.get("Accept-Encoding", ""))
+        encoding, packed = next(((e, path + suffix) for e, suffix in ENCODINGS
+                                 if e in accepts and os.path.isfile(path + suffix)), (None, None))
+        if encoding is None or not os.path.isfile(path):
             return super().send_head()
         # Dated by the file itself (the build keeps an unchanged file's time), so that a browser
         # or a service worker revalidating it gets a 304, as for any other file.
@@ -99,7 +118,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
         size = os.fstat(f.fileno()).st_size
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(path))
-        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Encoding", encoding)
         self.send_header("Content-Length", str(size))
         self.send_header("Last-Modified", self.date_time_string(mtime))
         self.end_headers()

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import types
 import zipfile
@@ -23,7 +24,7 @@ import pytest
 
 from buildtools import bytecode, pins
 from buildtools.convert import (
-    PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
+    LIGHT_MODEL_HOOK, PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
 from buildtools.lock import build_lock, verify_lock
@@ -82,6 +83,17 @@ def test_lock_entry_of_a_pure_wheel_has_every_field_and_drops_left_out_deps(tmp_
     assert lock["info"] == OFFICIAL["info"]
 
 
+def test_lock_entry_of_a_rewritten_official_package_carries_the_shipped_file_hash(tmp_path):
+    shipped = tmp_path / OFFICIAL["packages"]["numpy"]["file_name"]
+    shipped.write_bytes(b"numpy, slimmed and compiled")
+    lock = build_lock(OFFICIAL, ["numpy"], [], {"numpy": shipped})
+    assert lock["packages"]["numpy"] == {**OFFICIAL["packages"]["numpy"],
+                                         "sha256": hashlib.sha256(shipped.read_bytes()).hexdigest()}
+    assert OFFICIAL["packages"]["numpy"]["sha256"] == "0" * 64        # (the official table is left alone)
+    with pytest.raises(BuildError, match="not the file name"):
+        build_lock(OFFICIAL, ["numpy"], [], {"numpy": tmp_path / "other.whl"})
+
+
 def test_lock_refuses_a_dependency_the_site_does_not_ship(tmp_path):
     whl = make_wheel(tmp_path, "needy", "1.0", requires=["not-shipped-anywhere"])
     with pytest.raises(BuildError, match="not-shipped-anywhere"):
@@ -131,21 +143,50 @@ def test_a_pinned_download_with_another_hash_is_refused(tmp_path):
 
 # ---------------------------------------------------------------- slimming
 
-def test_slimmed_panel_keeps_python_and_placeholders(tmp_path):
+def test_slimmed_panel_keeps_python_css_and_assets(tmp_path):
     whl = make_wheel(tmp_path, "panel", "1.9.4", files={
         "panel/__init__.py": "x = 1\n",
+        "panel/package.json": '{"version": "1.9.4"}',
         "panel/dist/bundled/big/lib.min.js": "a" * 10000,
+        "panel/dist/panel.min.js": "b" * 100,
         "panel/dist/css/markdown.css": "p {}",
+        "panel/dist/assets/logo.svg": "<svg/>",
+        "panel/models/card.ts": "export class Card {}",
+        "panel/styles/models/card.less": "a {}",
+        "panel/package-lock.json": "{}",
         "panel/tests/test_x.py": "",
     })
     slim = slim_wheel(whl, tmp_path / "slim")
     with zipfile.ZipFile(slim) as z:
         names = z.namelist()
-        assert z.read("panel/dist/bundled/big/lib.min.js") == b""  # exists (Panel checks), empty
         assert z.read("panel/dist/css/markdown.css") == b"p {}"
-        assert "panel/tests/test_x.py" not in names
+        assert z.read("panel/dist/assets/logo.svg") == b"<svg/>"
+        assert z.read("panel/package.json") == b'{"version": "1.9.4"}'       # Panel reads its version there
+        for gone in ("panel/tests/test_x.py", "panel/dist/bundled/big/lib.min.js", "panel/dist/panel.min.js",
+                     "panel/models/card.ts", "panel/styles/models/card.less", "panel/package-lock.json"):
+            assert gone not in names, gone
         record = z.read("panel-1.9.4.dist-info/RECORD").decode()
     assert "panel/__init__.py,sha256=" in record and "panel/tests" not in record
+
+
+def test_slimmed_bokeh_and_numpy_keep_what_runs(tmp_path):
+    bokeh = make_wheel(tmp_path, "bokeh", "3.9.2", files={
+        "bokeh/__init__.py": "", "bokeh/models/plots.pyi": "", "bokeh/server/static/js/bokeh.min.js": "x",
+        "bokeh/core/_templates/file.html": "<html/>", "bokeh/_sri/3.9.2.json": "{}", "bokeh/_sri/3.1.0.json": "{}",
+        "bokeh/sphinxext/bokeh_plot.py": "", "typings/selenium/webdriver.pyi": ""})
+    with zipfile.ZipFile(slim_wheel(bokeh, tmp_path / "slim")) as z:
+        assert sorted(n for n in z.namelist() if ".dist-info/" not in n) == [
+            "bokeh/__init__.py", "bokeh/_sri/3.9.2.json", "bokeh/core/_templates/file.html"]
+    numpy = make_wheel(tmp_path, "numpy", "2.0.2", files={
+        "numpy/__init__.py": "", "numpy/__init__.pyi": "", "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so": "\0asm",
+        "numpy/_core/_multiarray_tests.cpython-312-wasm32-emscripten.so": "\0asm",
+        "numpy/_core/include/numpy/ndarraytypes.h": "", "numpy/_core/lib/libnpymath.a": "", "numpy/f2py/__init__.py": "",
+        "numpy/random/__init__.pxd": "", "numpy/random/LICENSE.md": "MIT", "numpy/random/_examples/cython/extending.pyx": "",
+        "numpy/_pyinstaller/hook-numpy.py": ""})
+    with zipfile.ZipFile(slim_wheel(numpy, tmp_path / "slim")) as z:
+        assert sorted(n for n in z.namelist() if ".dist-info/" not in n) == [
+            "numpy/__init__.py", "numpy/_core/_multiarray_tests.cpython-312-wasm32-emscripten.so",
+            "numpy/_core/_multiarray_umath.cpython-312-wasm32-emscripten.so", "numpy/random/LICENSE.md"]
 
 
 # ---------------------------------------------------------------- URL rewriting
@@ -186,6 +227,33 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert 'packages: ["bokeh", "panel", "pyodide-http", "gleam"]' in load
     assert "PANEL_CDN_ROOT" in load and "indexURL" in load
     assert js2.index("loadPyodide({") < js2.index("pyodide.ffi.jsnull = None") < js2.index("Executing code")
+    assert js2.index("loadPyodide({") < js2.index(LIGHT_MODEL_HOOK) < js2.index("Executing code")
+
+
+def test_the_light_model_hook_keeps_what_bokeh_models_need():
+    """With the worker's lighter hook, Bokeh's models still register and serialize as before;
+    only the __init__ signatures (documentation) are gone. Run in a fresh interpreter."""
+    check = LIGHT_MODEL_HOOK + """
+import inspect, json
+from bokeh.document import Document
+from bokeh.model import Model
+from bokeh.models import ColumnDataSource, Slider
+from bokeh.plotting import figure
+assert "__signature__" not in vars(Slider.__init__)        # the hook ran
+assert Model.model_class_reverse_map["Slider"] is Slider and Slider.__view_model__ == "Slider"
+class Mine(Slider):
+    pass
+assert Model.model_class_reverse_map[Mine.__qualified_model__] is Mine
+doc = Document()
+p = figure()
+p.line("x", "y", source=ColumnDataSource({"x": [0, 1], "y": [1, 2]}))
+doc.add_root(p)
+doc.add_root(Slider(start=0, end=1, value=0.5, title="k"))
+print(len(json.dumps(doc.to_json(), default=str)))
+"""
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) > 1000
 
 
 def test_worker_queues_incoming_patches_in_order(converted):
@@ -620,9 +688,10 @@ def small_site(tmp_path):
     (tmp_path / "sub" / "app.js").write_text("console.log('x');\n" * 400)
     (tmp_path / "sub" / "tiny.js").write_text("1;")
     (tmp_path / "sub" / "noise.wasm").write_bytes(os.urandom(4096))     # does not shrink: no copy
-    count, before, after = precompress(tmp_path)
-    assert count == 2 and after < before / 5
-    assert not (tmp_path / "sub" / "tiny.js.gz").exists() and not (tmp_path / "sub" / "noise.wasm.gz").exists()
+    count, before, br, gz = precompress(tmp_path, tmp_path.parent / f"{tmp_path.name}-brotli")
+    assert count == 2 and br < before / 5 and gz < before / 5
+    for f in ("tiny.js", "noise.wasm"):
+        assert not (tmp_path / "sub" / f"{f}.gz").exists() and not (tmp_path / "sub" / f"{f}.br").exists()
     server = make_server(tmp_path, 0)
     import threading
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -633,11 +702,17 @@ def small_site(tmp_path):
 
 def test_a_precompressed_file_is_sent_compressed_only_to_who_accepts_it(small_site):
     import gzip
+
+    import brotli
     root, server, page = small_site
-    status, headers, body = _get(server, "/sub/app.js", "gzip, deflate, br")
-    assert status == 200 and headers["Content-Encoding"] == "gzip" and headers["Vary"] == "Accept-Encoding"
+    status, headers, body = _get(server, "/sub/app.js", "gzip, deflate, br, zstd")   # (chromium's)
+    assert status == 200 and headers["Content-Encoding"] == "br" and headers["Vary"] == "Accept-Encoding"
     assert headers["Content-Type"] == "text/javascript" and int(headers["Content-Length"]) == len(body)
-    assert gzip.decompress(body) == (root / "sub" / "app.js").read_bytes()
+    assert brotli.decompress(body) == (root / "sub" / "app.js").read_bytes()
+    for refused in ("gzip, deflate", "gzip, br;q=0", "br;q=0.0, gzip;q=0.5"):
+        status, headers, body = _get(server, "/sub/app.js", refused)          # gzip where brotli is not taken
+        assert headers["Content-Encoding"] == "gzip", refused
+        assert gzip.decompress(body) == (root / "sub" / "app.js").read_bytes()
     status, headers, body = _get(server, "/sub/app.js")                    # no gzip: the file itself
     assert status == 200 and "Content-Encoding" not in headers and body == (root / "sub" / "app.js").read_bytes()
     status, headers, body = _get(server, "/?chapter=3", "gzip")             # the entry page too
@@ -645,6 +720,23 @@ def test_a_precompressed_file_is_sent_compressed_only_to_who_accepts_it(small_si
     assert headers["Content-Type"].startswith("text/html")
     status, headers, body = _get(server, "/sub/tiny.js", "gzip")             # no copy: as it is
     assert "Content-Encoding" not in headers and body == b"1;"
+    status, headers, body = _get(server, "/sub/app.js", "gzip;q=0, br;q=0, identity")
+    assert "Content-Encoding" not in headers and body == (root / "sub" / "app.js").read_bytes()
+
+
+def test_brotli_copies_are_kept_by_content_and_pruned(small_site, monkeypatch):
+    from buildtools import compress
+    root, server, page = small_site
+    cache = root.parent / f"{root.name}-brotli"
+    kept = sorted(p.name for p in cache.glob("*.br"))
+    assert len(kept) == 2
+    monkeypatch.setattr(compress.brotli, "compress", lambda *a, **k: pytest.fail("compressed again"))
+    compress.precompress(root, cache)                                       # unchanged: from the cache
+    monkeypatch.undo()
+    (root / "sub" / "app.js").write_text("console.log('y');\n" * 400)        # changed: its old copy goes
+    compress.precompress(root, cache)
+    now = sorted(p.name for p in cache.glob("*.br"))
+    assert len(now) == 2 and len(set(now) & set(kept)) == 1
 
 
 def test_an_unchanged_file_revalidates_to_a_304_compressed_or_not(small_site):
@@ -673,11 +765,14 @@ def test_the_server_lists_no_directory_and_names_no_version(small_site):
 @built
 def test_built_site_compressed_copies_match_their_files():
     import gzip
-    copies = sorted(SITE.rglob("*.gz"))
-    names = {c.name for c in copies}
-    assert "pyodide.asm.wasm.gz" in names and "index.html.gz" in names
-    for c in copies:
-        assert gzip.decompress(c.read_bytes()) == c.with_name(c.name[:-3]).read_bytes(), c
+
+    import brotli
+    for suffix, decompress in ((".gz", gzip.decompress), (".br", brotli.decompress)):
+        copies = sorted(SITE.rglob(f"*{suffix}"))
+        names = {c.name for c in copies}
+        assert {f"pyodide.asm.wasm{suffix}", f"index.html{suffix}", f"python_stdlib.zip{suffix}"} <= names
+        for c in copies:
+            assert decompress(c.read_bytes()) == c.with_name(c.name[:-3]).read_bytes(), c
 
 
 # ---------------------------------------------------------------- bytecode (Pyodide's Python under node)
@@ -754,7 +849,10 @@ def test_a_module_read_as_text_by_its_neighbour_must_be_kept_as_source(tmp_path)
 
 @built
 def test_built_site_ships_its_pure_wheels_as_312_bytecode():
-    """Every pure wheel the worker installs is sourceless, apart from the files kept on purpose."""
+    """Every module of the pure wheels that the lab imports is bytecode, apart from the files kept
+    on purpose (the rest stay source: buildtools.trace_imports); the project's are all bytecode."""
+    from buildtools.trace_imports import read_imported
+    imported = read_imported()
     lock = json.loads((SITE / PYODIDE_DIR / "pyodide-lock.json").read_text())
     pure = [e for k, e in lock["packages"].items() if k not in pins.COMPILED_PACKAGES]
     assert len(pure) == len(pins.PURE_WHEELS) + len(pins.SDIST_WHEELS) + 1
@@ -763,13 +861,109 @@ def test_built_site_ships_its_pure_wheels_as_312_bytecode():
         with zipfile.ZipFile(SITE / PYODIDE_DIR / entry["file_name"]) as z:
             names = z.namelist()
             sources = [n for n in names if bytecode.is_kept_source(n)]
-            assert set(sources) <= set(bytecode.KEEP_SOURCE), (entry["file_name"], sources)
-            kept |= set(sources)
+            kept_here = {n for n in sources if n in bytecode.KEEP_SOURCE or bytecode.to_compile(n, imported)}
+            assert kept_here <= set(bytecode.KEEP_SOURCE), (entry["file_name"], kept_here)
+            kept |= kept_here
+            if entry["name"] == pins.PROJECT_NAME:
+                assert set(sources) <= set(bytecode.KEEP_SOURCE), sources
             pycs = [n for n in names if n.endswith(".pyc")]
             assert pycs and all(z.read(n)[:4] == bytecode.MAGIC_312 for n in pycs), entry["file_name"]
             assert not any("__pycache__/" in n for n in names)
             assert_record_consistent(z)
     assert kept == set(bytecode.KEEP_SOURCE)
+
+
+def _official_numpy() -> Path:
+    official = json.loads((PYODIDE_CORE / "pyodide-lock.json").read_text())["packages"]["numpy"]
+    return CACHE / "compiled" / official["file_name"]
+
+
+@built
+@needs_pyodide
+def test_built_site_ships_numpy_as_bytecode_with_the_official_extensions():
+    """numpy is the official Pyodide wheel, slimmed (wheels._numpy_rule) and compiled: every
+    extension module byte for byte, every module the lab imports as 3.12 bytecode, the others
+    as their source."""
+    from buildtools.trace_imports import read_imported
+    from buildtools.wheels import _numpy_rule
+    imported = read_imported()
+    shipped = SITE / PYODIDE_DIR / _official_numpy().name
+    with zipfile.ZipFile(_official_numpy()) as zo, zipfile.ZipFile(shipped) as zs:
+        names = set(zs.namelist())
+        for n in zo.namelist():
+            if n.endswith(".dist-info/RECORD"):
+                continue
+            kept = _numpy_rule(n) == "keep"
+            if n.endswith(".py"):
+                as_pyc = kept and bytecode.module_name(n) in imported
+                assert (n + "c" in names, n in names) == (as_pyc, kept and not as_pyc), n
+                if as_pyc:
+                    pyc = zs.read(n + "c")
+                    assert pyc[:4] == bytecode.MAGIC_312 and f"/lib/python3.12/site-packages/{n}".encode() in pyc
+                elif kept:
+                    assert zs.read(n) == zo.read(n), n
+            else:
+                assert (n in names) == kept, n
+                if kept:
+                    assert zs.read(n) == zo.read(n), n
+        assert sum(n.endswith(".so") for n in names) == sum(n.endswith(".so") for n in zo.namelist())
+        assert_record_consistent(zs)
+
+
+@built
+@needs_pyodide
+def test_built_site_ships_the_standard_library_as_312_bytecode():
+    """python_stdlib.zip: Pyodide's, every module the lab imports compiled (zipimport loads
+    `mod.pyc` without a source; its file name in tracebacks is where Pyodide mounts the zip),
+    everything else as it was."""
+    from buildtools.trace_imports import read_imported
+    imported = read_imported()
+    with zipfile.ZipFile(PYODIDE_CORE / "python_stdlib.zip") as zo, \
+            zipfile.ZipFile(SITE / PYODIDE_DIR / "python_stdlib.zip") as zs:
+        shipped = {i.filename: i for i in zs.infolist()}
+        assert all(i.compress_type == zipfile.ZIP_STORED for i in shipped.values())   # sent brotli'd whole
+        compiled = [n for n in zo.namelist() if n.endswith(".py") and bytecode.module_name(n) in imported]
+        assert len(compiled) > 150 and "asyncio/base_events.py" in compiled
+        for n in compiled:
+            pyc = zs.read(n + "c")
+            assert pyc[:4] == bytecode.MAGIC_312 and f"{bytecode.STDLIB_PATH}/{n}".encode() in pyc, n
+        others = [n for n in zo.namelist() if n not in compiled]
+        assert set(shipped) == {n + "c" for n in compiled} | set(others)
+        for n in others:
+            assert zs.read(n) == zo.read(n), n
+
+
+def test_only_the_modules_the_lab_imports_are_chosen_for_bytecode():
+    imported = frozenset({"pkg", "pkg.used", "top"})
+    assert bytecode.module_name("pkg/__init__.py") == "pkg" and bytecode.module_name("pkg/a/b.py") == "pkg.a.b"
+    assert [n for n in ("pkg/__init__.py", "pkg/used.py", "pkg/unused.py", "top.py", "pkg/data.json",
+                        "pkg-1.0.dist-info/x.py") if bytecode.to_compile(n, imported)] == [
+        "pkg/__init__.py", "pkg/used.py", "top.py"]
+    assert bytecode.to_compile("pkg/unused.py")                            # without a selection: every module
+    assert bytecode.cache_key(Path(__file__), imported) != bytecode.cache_key(Path(__file__))
+
+
+@built
+@needs_pyodide
+def test_every_module_the_lab_imports_ships_as_bytecode():
+    """The lab, opened on two chapters in the site's own Pyodide (under node): every module it
+    imports from the site's archives is bytecode there. One that is not means
+    buildtools/imported_modules.txt is out of date: `python -m buildtools.trace_imports`."""
+    from buildtools.trace_imports import trace
+    shipped = {}
+    lock = json.loads((SITE / PYODIDE_DIR / "pyodide-lock.json").read_text())
+    archives = [SITE / PYODIDE_DIR / e["file_name"] for e in lock["packages"].values()]
+    for archive in [*archives, SITE / PYODIDE_DIR / "python_stdlib.zip"]:
+        with zipfile.ZipFile(archive) as z:
+            for n in z.namelist():
+                if n.endswith((".py", ".pyc")) and ".dist-info/" not in n:
+                    shipped[bytecode.module_name(n)] = n
+    imported = trace(SITE, ["0", "7"])
+    assert len(imported) > 500 and {"panel", "bokeh.models", "numpy", "asyncio", "gleam.chargru"} <= imported
+    as_source = sorted(m for m in imported if shipped.get(m, ".pyc").endswith(".py")
+                       and shipped[m] not in bytecode.KEEP_SOURCE)
+    assert not as_source, as_source
+    assert any(n.endswith(".py") for n in shipped.values())            # (what the lab never imports)
 
 
 def test_a_sourceless_top_level_module_is_still_an_import_of_its_wheel(tmp_path):
@@ -810,8 +1004,7 @@ def test_built_service_worker_names_this_build_and_every_file():
     assert pinned and set(pinned) < set(files)
     # what the build rewrites is never served from the cache first: pages, worker, lock, wheels it makes
     for rel in files:
-        rewritten = rel.endswith((".html", "main.js", "pyodide-lock.json")) or (
-            rel.endswith("py3-none-any.whl"))
+        rewritten = rel.endswith((".html", "main.js", "pyodide-lock.json", ".whl", "python_stdlib.zip"))
         assert not (rewritten and rel in pinned), rel
     assert "pyodide/0.27.7/pyodide.asm.wasm" in pinned and "index.html" in files
 
@@ -820,7 +1013,8 @@ def test_pinned_means_an_upstream_copy_whose_path_names_its_version():
     from buildtools.offline import is_pinned
     v = pins.PYODIDE_VERSION
     assert is_pinned(f"pyodide/{v}/pyodide.asm.wasm")
-    assert is_pinned(f"pyodide/{v}/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl")
+    assert not is_pinned(f"pyodide/{v}/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl")  # compiled here
+    assert not is_pinned(f"pyodide/{v}/python_stdlib.zip")                  # compiled here
     assert not is_pinned(f"pyodide/{v}/panel-1.9.4-py3-none-any.whl")     # slimmed and compiled here
     assert not is_pinned(f"pyodide/{v}/pyodide-lock.json") and not is_pinned("main.js")
     assert is_pinned("bokeh/bokeh-3.9.2.min.js") and is_pinned("panel-cdn/1.9.4/dist/panel.min.js")

@@ -189,7 +189,8 @@ def test_second_visit_offline_and_a_rebuild_is_what_runs(pages, copied_site):
     worker.write_text('console.log("gleam rebuilt worker");\n' + worker.read_text())
     write_service_worker(root)
     for name in ("chapter-1.html", "main.js", "sw.js"):   # (the build compresses them anew)
-        (root / f"{name}.gz").unlink(missing_ok=True)
+        for suffix in (".gz", ".br"):
+            (root / f"{name}{suffix}").unlink(missing_ok=True)
     assert build_of(root) != first
     start()
     lab.guard.forget_errors()

@@ -1,0 +1,103 @@
+"""Which modules the lab imports in the browser: the site's worker code, run in Pyodide under node.
+
+    python -m buildtools.trace_imports [--site site] [--chapters 0 7 ...]   # rewrites IMPORTED_FILE
+
+The build ships these modules as bytecode and every other module as source (buildtools.bytecode):
+source compresses ~25% better, and a module that is never imported costs nothing to start either
+way; one imported later than the list says is compiled when imported, as any source is. The list
+is made from a built site, opening every chapter (`Lab()` builds only the chapter it opens), and
+kept in the repository, so a build needs no run of the lab; tests/test_build.py runs this trace on
+the built site and fails if a module the lab imports would ship as source.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from . import pins
+from .fetch import BuildError
+
+IMPORTED_FILE = Path(__file__).with_name("imported_modules.txt")
+HEADER = ("# Modules the lab imports in the browser, over every chapter (python -m buildtools.trace_imports).\n"
+          "# Shipped as bytecode; every other module ships as source (buildtools.bytecode).\n")
+
+# Node stands in for the worker: what Panel's Pyodide module and the lab look up in its globals.
+TRACE_JS = r"""
+const path = require("path"), fs = require("fs");
+const [core, job] = process.argv.slice(2);
+const { chapter, code } = JSON.parse(fs.readFileSync(path.join(job, "job.json"), "utf8"));
+globalThis.XMLHttpRequest = class { open() {} send() {} };
+globalThis.location = { search: "?chapter=" + chapter, href: "http://127.0.0.1/main.js" };
+(async () => {
+  const { loadPyodide } = require(path.join(core, "pyodide.js"));
+  const py = await loadPyodide({ indexURL: core + "/", packages: PACKAGES,
+                                 env: { HOME: "/home/pyodide", GLEAM_CHAPTER: chapter } });
+  py.globals.set("sendPatch", () => {});
+  for (const literal of code) await py.runPythonAsync(eval(literal));
+  const names = py.runPython(`
+import sys
+sorted(n for n, m in list(sys.modules.items())
+       if (getattr(getattr(m, "__spec__", None), "origin", None) or "").startswith("/lib/python"))
+`).toJs();
+  fs.writeFileSync(path.join(job, "result.json"), JSON.stringify(names));
+})().catch((e) => { console.error(e); process.exit(1); });
+"""
+
+
+def worker_code(site: Path) -> list[str]:
+    """The Python the site's worker runs once its packages are loaded, up to its first render
+    (main.js), as the JavaScript template literals that hold it (node evaluates them)."""
+    js = (site / "main.js").read_text(encoding="utf-8")
+    chunks = re.findall(r"runPython(?:Async)?\((`.*?`)\)", js, re.S)
+    main = next((c for c in chunks if "write_doc" in c and "init_doc" in c), None)
+    if main is None:
+        raise BuildError(f"{site / 'main.js'}: no worker code with init_doc/write_doc")
+    return chunks[:chunks.index(main) + 1]
+
+
+def trace(site: Path, chapters: list[str]) -> set[str]:
+    """Every module imported from site-packages or the standard library when the lab opens on
+    each of `chapters`, in the site's own Pyodide (one node process per chapter)."""
+    if shutil.which("node") is None:
+        raise BuildError("node is needed to run the site's Pyodide (Debian: apt-get install nodejs)")
+    core = site / f"pyodide/{pins.PYODIDE_VERSION}"
+    packages = json.dumps(list(pins.WORKER_INSTALLS))
+    code = worker_code(site)
+    names: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="gleam-trace-") as tmp:
+        job = Path(tmp)
+        (job / "trace.js").write_text(TRACE_JS.replace("PACKAGES", packages))
+        for chapter in chapters:
+            (job / "job.json").write_text(json.dumps({"chapter": chapter, "code": code}))
+            proc = subprocess.run(["node", str(job / "trace.js"), str(core.resolve()), str(job)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise BuildError(f"the lab did not open chapter {chapter} under node:\n{proc.stderr[-3000:]}")
+            names |= set(json.loads((job / "result.json").read_text()))
+    return names
+
+
+def read_imported(path: Path = IMPORTED_FILE) -> frozenset[str]:
+    return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import content
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--site", type=Path, default=Path(__file__).resolve().parents[1] / "site")
+    ap.add_argument("--chapters", nargs="*", default=None, help="default: every chapter")
+    args = ap.parse_args(argv)
+    names = trace(args.site, args.chapters or content.chapter_ids())
+    IMPORTED_FILE.write_text(HEADER + "".join(f"{n}\n" for n in sorted(names)), encoding="utf-8")
+    print(f"{len(names)} modules -> {IMPORTED_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
