@@ -41,7 +41,7 @@ from .wheels import rewrite_wheel
 # checks that every .pyc it ships starts with it.
 MAGIC_312 = b"\xcb\r\r\n"
 SITE_PACKAGES = "/lib/python3.12/site-packages"  # where Pyodide installs a wheel's files
-RECIPE = "2"  # part of the cache key: bump when what is compiled or how changes
+RECIPE = "3"  # part of the cache key: bump when what is compiled or how changes
 
 # Modules whose source is read at run time: they ship as source, never as bytecode.
 KEEP_SOURCE = {
@@ -150,10 +150,17 @@ def compile_wheels(wheels: list[Path], core: Path, cache: Path,
 STDLIB_PATH = "/lib/python312.zip"  # where Pyodide puts python_stdlib.zip: on sys.path, zipimported
 
 
+def stdlib_dropped(name: str) -> bool:
+    """Is this member of python_stdlib.zip (a module, a package's file or folder) left out
+    (pins.STDLIB_DROPPED)?"""
+    dotted = module_name(name) if name.endswith(".py") else name.rstrip("/").replace("/", ".")
+    return any(dotted == m or dotted.startswith(m + ".") for m in pins.STDLIB_DROPPED)
+
+
 def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = None) -> tuple[Path, int]:
     """Pyodide's python_stdlib.zip with its modules as 3.12 bytecode (every one, or with
     `imported` those; the same layout as the wheels: `mod.pyc` where `mod.py` was, which
-    zipimport loads without a source), members stored.
+    zipimport loads without a source), members stored, less pins.STDLIB_DROPPED.
 
     Pyodide ships the standard library as source, so every start compiles each module it imports:
     its own `_pyodide` and `pyodide` packages, asyncio, zipfile and the rest (~200 modules for the
@@ -166,7 +173,8 @@ def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = No
             job, files = Path(tmp), []
             with zipfile.ZipFile(src) as z:
                 for name in z.namelist():
-                    if name.endswith(".py") and (imported is None or module_name(name) in imported):
+                    if (name.endswith(".py") and not stdlib_dropped(name)
+                            and (imported is None or module_name(name) in imported)):
                         dest = job / "stdlib" / name
                         dest.parent.mkdir(parents=True, exist_ok=True)
                         dest.write_bytes(z.read(name))
@@ -176,6 +184,8 @@ def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = No
             tmp_zip.parent.mkdir(parents=True, exist_ok=True)
             with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp_zip, "w", zipfile.ZIP_STORED) as zout:
                 for item in zin.infolist():
+                    if stdlib_dropped(item.filename):
+                        continue
                     name, data = item.filename, zin.read(item)
                     if (job / "stdlib" / (name + "c")).is_file() and f"stdlib/{name}" not in result["failed"]:
                         name, data = name + "c", (job / "stdlib" / (name + "c")).read_bytes()

@@ -74,6 +74,23 @@ DROPPED = {
             "progress bar runs on a laptop, not in the browser",
 }
 
+# Standard-library modules left out of the browser's python_stdlib.zip (module or package -> why).
+# None is imported by the lab (buildtools/imported_modules.txt; a test checks), and none could do
+# its work in a browser's worker, which has no sockets, no processes and no terminal.
+_DEAD = "a PEP 594 dead battery (removed from Python 3.13)"
+_NET = "a client or server over sockets, which a browser's worker does not have"
+_DEV = "a developer's tool (debugger, doc or test runner, code analysis) with no use in the lab"
+STDLIB_DROPPED = {
+    **dict.fromkeys(("aifc", "audioop", "cgi", "cgitb", "chunk", "crypt", "imghdr", "mailcap", "nntplib",
+                     "pipes", "sndhdr", "sunau", "telnetlib", "uu", "xdrlib"), _DEAD),
+    **dict.fromkeys(("smtplib", "imaplib", "poplib", "ftplib", "socketserver", "xmlrpc", "wsgiref",
+                     "http.server", "mailbox"), _NET),
+    "multiprocessing": "starts processes, which a browser's worker cannot",
+    **dict.fromkeys(("pdb", "bdb", "doctest", "pydoc", "tabnanny", "pyclbr", "modulefinder", "trace",
+                     "tracemalloc", "compileall", "timeit", "__hello__", "__phello__", "antigravity",
+                     "this"), _DEV),
+}
+
 # The project's own wheel (gleam, app, content), rebuilt on every build.
 PROJECT_NAME = "gleam"
 # What the worker asks micropip for; everything else comes in through lock dependencies.

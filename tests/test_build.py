@@ -915,19 +915,23 @@ def test_built_site_ships_numpy_as_bytecode_with_the_official_extensions():
 def test_built_site_ships_the_standard_library_as_312_bytecode():
     """python_stdlib.zip: Pyodide's, every module the lab imports compiled (zipimport loads
     `mod.pyc` without a source; its file name in tracebacks is where Pyodide mounts the zip),
-    everything else as it was."""
+    what pins.STDLIB_DROPPED names (never imported by the lab) left out, the rest as it was."""
     from buildtools.trace_imports import read_imported
     imported = read_imported()
     with zipfile.ZipFile(PYODIDE_CORE / "python_stdlib.zip") as zo, \
             zipfile.ZipFile(SITE / PYODIDE_DIR / "python_stdlib.zip") as zs:
         shipped = {i.filename: i for i in zs.infolist()}
         assert all(i.compress_type == zipfile.ZIP_STORED for i in shipped.values())   # sent brotli'd whole
+        dropped = [n for n in zo.namelist() if bytecode.stdlib_dropped(n)]
+        assert {"pydoc.py", "multiprocessing/pool.py", "xmlrpc/", "http/server.py"} <= set(dropped)
+        assert not bytecode.stdlib_dropped("http/client.py") and not bytecode.stdlib_dropped("traceback.py")
+        assert not {bytecode.module_name(n) for n in dropped if n.endswith(".py")} & imported
         compiled = [n for n in zo.namelist() if n.endswith(".py") and bytecode.module_name(n) in imported]
         assert len(compiled) > 150 and "asyncio/base_events.py" in compiled
         for n in compiled:
             pyc = zs.read(n + "c")
             assert pyc[:4] == bytecode.MAGIC_312 and f"{bytecode.STDLIB_PATH}/{n}".encode() in pyc, n
-        others = [n for n in zo.namelist() if n not in compiled]
+        others = [n for n in zo.namelist() if n not in compiled and n not in dropped]
         assert set(shipped) == {n + "c" for n in compiled} | set(others)
         for n in others:
             assert zs.read(n) == zo.read(n), n
