@@ -10,15 +10,20 @@
   wheels under pyodide/<v>/, BokehJS bundles named with Bokeh's version, Panel's dist under
   panel-cdn/<v>/, KaTeX under katex/<v>/): their bytes cannot change without the path changing, so
   they are served from the cache first (and Chromium keeps compiled wasm for them).
-- Everything else (the pages, the worker script, the lock, the wheels the build rewrites) comes
-  from the network first, so that a page online always runs the build the server has now; the
-  cache answers only when the network does not (offline).
+- A wheel is fetched by Pyodide with the lock's sha256 as its subresource integrity: when that is
+  the hash of this build's copy (INTEGRITY), the cache answers first, as for a pinned file; a page
+  of a newer build asks for other bytes and gets them from the network. (The browser checks the
+  integrity of whatever answers, so a mismatch fails loudly rather than running stale code.)
+- Everything else (the pages, the worker script, the lock, the standard library's zip, a wheel
+  asked for by another hash) comes from the network first, so that a page online always runs the
+  build the server has now; the cache answers only when the network does not (offline).
 
 The page registers it only once the lab is live (buildtools.boot calls `glOffline`), so that
 filling the cache never competes with a first load.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from pathlib import Path
@@ -33,6 +38,7 @@ const BUILD = %(build_json)s;
 const CACHE = %(prefix_json)s + BUILD;
 const FILES = %(files)s;
 const PINNED = new Set(%(pinned)s);
+const INTEGRITY = %(integrity)s;
 const SCOPE = new URL("./", self.location.href);
 
 self.addEventListener("install", (event) => {
@@ -65,7 +71,7 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   const path = sitePath(new URL(request.url));
   if (path === null) return;
-  if (PINNED.has(path)) {
+  if (PINNED.has(path) || (request.integrity && INTEGRITY[path] === request.integrity)) {
     event.respondWith(cached(path).then((hit) => hit || fetch(request)));
   } else {
     event.respondWith(fetch(request).catch((err) => cached(path).then((hit) => {
@@ -115,6 +121,11 @@ def build_id(site: Path, files: list[str]) -> str:
     return h.hexdigest()[:16]
 
 
+def integrity(path: Path) -> str:
+    """The subresource-integrity value Pyodide fetches a package with: "sha256-" + base64."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
+
+
 def write_service_worker(site: Path) -> dict:
     """Write site/sw.js for what site/ holds now; returns {build, files, pinned}."""
     files = site_files(site)
@@ -122,6 +133,8 @@ def write_service_worker(site: Path) -> dict:
     pinned = [f for f in files if is_pinned(f)]
     (site / SW_NAME).write_text(SW_JS % {
         "build": build, "build_json": json.dumps(build), "prefix_json": json.dumps(CACHE_PREFIX),
-        "files": json.dumps(files, indent=0), "pinned": json.dumps(pinned, indent=0)}, encoding="utf-8")
+        "files": json.dumps(files, indent=0), "pinned": json.dumps(pinned, indent=0),
+        "integrity": json.dumps({f: integrity(site / f) for f in files if f.endswith(".whl")}, indent=0)},
+        encoding="utf-8")
     return {"build": build, "files": len(files), "pinned": len(pinned),
             "bytes": sum((site / f).stat().st_size for f in files)}

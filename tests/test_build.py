@@ -1011,6 +1011,13 @@ def test_built_service_worker_names_this_build_and_every_file():
         rewritten = rel.endswith((".html", "main.js", "pyodide-lock.json", ".whl", "python_stdlib.zip"))
         assert not (rewritten and rel in pinned), rel
     assert "pyodide/0.27.7/pyodide.asm.wasm" in pinned and "index.html" in files
+    # a wheel is answered from the cache first only when Pyodide asks for exactly this build's bytes
+    integrity = json.loads(re.search(r"const INTEGRITY = (\{.*?\});", sw, re.S).group(1))
+    lock = json.loads((SITE / PYODIDE_DIR / "pyodide-lock.json").read_text())
+    assert integrity == {f"{PYODIDE_DIR}/{e['file_name']}":
+                         "sha256-" + base64.b64encode(bytes.fromhex(e["sha256"])).decode()
+                         for e in lock["packages"].values()}
+    assert "request.integrity && INTEGRITY[path] === request.integrity" in sw
 
 
 def test_pinned_means_an_upstream_copy_whose_path_names_its_version():
