@@ -101,7 +101,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         source = fetch_compiled_source(cache)
         compiled = extract_compiled(source, official["packages"], list(pins.COMPILED_PACKAGES),
                                     cache / "compiled")
-        # numpy less its build inputs, C test modules and f2py (buildtools.wheels._numpy_rule);
+        # numpy less its build inputs (headers, stubs, ...) and f2py (buildtools.wheels._numpy_rule);
         # compiled to bytecode with the pure wheels (stage 7), its extensions byte for byte
         compiled = {name: slim_wheel(path, cache / "slim") if name in SLIM_RULES else path
                     for name, path in compiled.items()}

@@ -1,11 +1,14 @@
-"""Ship bytecode, not sources: the site's pure wheels compiled by the browser's own Python.
+"""Ship bytecode, not sources: the site's wheels and standard library compiled by the browser's
+own Python.
 
-The worker imports ~1,100 modules of Panel, Bokeh, param, the project and their
-dependencies. Shipped as sources, each is compiled by the browser's CPython on every cold
-load (and the `__pycache__` it writes lives in MEMFS, gone at the next visit). This stage
-compiles them once, at build time, with the interpreter the browser runs: Pyodide's
+The worker imports ~900 modules of the standard library, numpy, Panel, Bokeh, param, the
+project and their dependencies. Shipped as sources, each is compiled by the browser's CPython
+on every load (and the `__pycache__` it writes lives in MEMFS, gone at the next visit). This
+stage compiles them once, at build time, with the interpreter the browser runs: Pyodide's
 CPython 3.12 under node (the host's 3.11 writes bytecode 3.12 cannot load), in one node
-process for all wheels.
+process for all wheels. Only the modules the lab imports (buildtools/imported_modules.txt,
+buildtools.trace_imports) are compiled in the upstream archives: the others stay source,
+which compresses better; the project's own modules are all compiled.
 
 Layout: the legacy, sourceless one -- `pkg/mod.pyc` where `pkg/mod.py` was, the source
 dropped -- which the import system loads with its SourcelessFileLoader (no stat of a
@@ -195,6 +198,9 @@ def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = No
                     info.external_attr = item.external_attr
                     zout.writestr(info, data)
             tmp_zip.replace(target)
+        for old in (cache / "bytecode").glob("stdlib-*"):     # other recipes', other selections'
+            if old != target.parent:
+                shutil.rmtree(old)
     with zipfile.ZipFile(target) as z:
         return target, sum(n.endswith(".pyc") for n in z.namelist())
 

@@ -86,7 +86,7 @@ def _top_level_imports(names: list[str]) -> list[str]:
 # -- slimming -----------------------------------------------------------------------------
 
 def _panel_rule(name: str) -> str:
-    """keep / drop / empty for one file of the Panel wheel.
+    """keep or drop, for one file of the Panel wheel.
 
     Under panel/dist, Panel's Python reads css/ and assets/; everything else there is the JS
     and its bundled dependencies, which the page loads from the site's own copies. Panel asks
