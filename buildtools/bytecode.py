@@ -198,9 +198,9 @@ def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = No
                     info.external_attr = item.external_attr
                     zout.writestr(info, data)
             tmp_zip.replace(target)
-        for old in (cache / "bytecode").glob("stdlib-*"):     # other recipes', other selections'
-            if old != target.parent:
-                shutil.rmtree(old)
+    for old in (cache / "bytecode").glob("stdlib-*"):         # other recipes', other selections'
+        if old != target.parent:
+            shutil.rmtree(old)
     with zipfile.ZipFile(target) as z:
         return target, sum(n.endswith(".pyc") for n in z.namelist())
 
