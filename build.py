@@ -143,7 +143,8 @@ def build(app: Path, site: Path, cache: Path) -> None:
         # the modules the lab imports (buildtools/imported_modules.txt); the project's, all of them
         imported = read_imported()
         names = list(compiled)
-        upstream, summary = compile_wheels([compiled[n] for n in names] + pure[:-1], core, cache, imported)
+        others = [w for w in pure if w != project]
+        upstream, summary = compile_wheels([compiled[n] for n in names] + others, core, cache, imported)
         [project], ours = compile_wheels([project], core, cache)
         wheels = upstream + [project]
         compiled, pure = dict(zip(names, wheels)), wheels[len(names):]

@@ -7,8 +7,8 @@ what a page does while Python starts, csp.py for its Content-Security-Policy.
 
 With PANEL_CDN_ROOT=./panel-cdn/ Panel writes its own JS/CSS URLs relative; what is left:
 BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the worker's micropip install (its
-packages named to loadPyodide() instead), loadPyodide()'s arguments, the jsnull shim
-Panel 1.9.4 needs on Pyodide 0.27 and a lighter model-class hook for Bokeh (LIGHT_MODEL_HOOK). Each rewrite must match exactly once: a Panel upgrade that changes its
+packages named to loadPyodide() instead), loadPyodide()'s arguments, and the Python the worker
+runs first (buildtools/worker_prelude.py). Each rewrite must match exactly once: a Panel upgrade that changes its
 templates stops the build instead of leaving an external URL behind.
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ from . import boot, csp, pins
 from .boot import sub_once
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .fetch import BuildError
+from .worker_prelude import LIGHT_MODEL_HOOK, WORKER_PRELUDE  # noqa: F401  (the hook: also the tests')
 
 PANEL_CDN_ROOT = "./panel-cdn/"
 PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels
@@ -99,27 +100,6 @@ def rewrite_html(html: str) -> tuple[str, list[str]]:
         html = sub_once(r'<script type="text/javascript" src="\./' + BOKEH_DIR + "/" + re.escape(name)
                         + r'"></script>\n?', "", html, f"the {name} <script>")
     return html, [b for b in bundles if b not in gl]
-
-
-# Bokeh gives each of its ~500 model classes an __init__ signature and a docstring example as it
-# is defined; nothing in the worker reads either, and skipping them takes ~0.2 s off a start.
-# What Model's hook does besides (HasProps': view names, the model registry) stays.
-LIGHT_MODEL_HOOK = """
-from bokeh.model.model import Model as _Model
-def _init_subclass(cls, _Model=_Model):
-    super(_Model, cls).__init_subclass__()
-_Model.__init_subclass__ = classmethod(_init_subclass)
-del _Model, _init_subclass
-"""
-
-JSNULL_SHIM = '''
-  // Panel 1.9.4 expects Pyodide 0.29's pyodide.ffi.jsnull; on 0.27 JS null already
-  // converts to None. Without this every widget change fails with an AttributeError.
-  self.pyodide.runPython(`
-import pyodide.ffi
-if not hasattr(pyodide.ffi, "jsnull"):
-    pyodide.ffi.jsnull = None
-` + `''' + LIGHT_MODEL_HOOK + '''`);'''
 
 
 # Panel's worker template keeps each incoming patch in ONE global and applies it in an
@@ -216,7 +196,7 @@ def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pin
         f'    env: {{HOME: "/home/pyodide", PANEL_CDN_ROOT: "{PANEL_CDN_ROOT}"}},\n'
         f"    packages: {json.dumps(names)},\n"
         "    errorCallback: (msg) => console.error(msg),\n"
-        "  });" + JSNULL_SHIM
+        "  });" + WORKER_PRELUDE
     )
     js = sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
     js = sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")

@@ -114,27 +114,31 @@ def site_files(site: Path) -> list[str]:
                   if p.is_file() and p.suffix not in (".gz", ".br") and p.name != SW_NAME)
 
 
-def build_id(site: Path, files: list[str]) -> str:
+def digests(site: Path, files: list[str]) -> dict[str, bytes]:
+    """The sha256 digest of each of `files` (site-relative)."""
+    return {rel: hashlib.sha256((site / rel).read_bytes()).digest() for rel in files}
+
+
+def build_id(site: Path, files: list[str], known: dict[str, bytes] | None = None) -> str:
+    """A hash of `files`' paths and bytes (their digests, if `known`)."""
+    known = known or digests(site, files)
     h = hashlib.sha256()
     for rel in files:
-        h.update(rel.encode() + b"\0" + hashlib.sha256((site / rel).read_bytes()).digest())
+        h.update(rel.encode() + b"\0" + known[rel])
     return h.hexdigest()[:16]
-
-
-def integrity(path: Path) -> str:
-    """The subresource-integrity value Pyodide fetches a package with: "sha256-" + base64."""
-    return "sha256-" + base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
 
 
 def write_service_worker(site: Path) -> dict:
     """Write site/sw.js for what site/ holds now; returns {build, files, pinned}."""
     files = site_files(site)
-    build = build_id(site, files)
+    known = digests(site, files)
+    build = build_id(site, files, known)
     pinned = [f for f in files if is_pinned(f)]
+    # what Pyodide fetches a package with: its sha256 as subresource integrity
+    integrity = {f: "sha256-" + base64.b64encode(known[f]).decode() for f in files if f.endswith(".whl")}
     (site / SW_NAME).write_text(SW_JS % {
         "build": build, "build_json": json.dumps(build), "prefix_json": json.dumps(CACHE_PREFIX),
         "files": json.dumps(files, indent=0), "pinned": json.dumps(pinned, indent=0),
-        "integrity": json.dumps({f: integrity(site / f) for f in files if f.endswith(".whl")}, indent=0)},
-        encoding="utf-8")
+        "integrity": json.dumps(integrity, indent=0)}, encoding="utf-8")
     return {"build": build, "files": len(files), "pinned": len(pinned),
             "bytes": sum((site / f).stat().st_size for f in files)}
