@@ -802,6 +802,17 @@ def assert_record_consistent(z: zipfile.ZipFile):
         assert record[name] == (f"sha256={digest}", str(len(data))), name
 
 
+def run_in_pyodide(code: str) -> str:
+    """What `code` prints when Pyodide's Python runs it under node."""
+    script = ("const { loadPyodide } = require(process.argv[1] + '/pyodide.js');\n"
+              "loadPyodide({ indexURL: process.argv[1] + '/' })"
+              ".then((py) => py.runPython(require('fs').readFileSync(0, 'utf8')));\n")
+    out = subprocess.run(["node", "-e", script, str(PYODIDE_CORE)], input=code, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
 TOY_FILES = {
     "toy/__init__.py": "from .mod import f\n",
     "toy/mod.py": "def f():\n    return 'compiled'\n",
@@ -831,6 +842,13 @@ def test_compiled_wheel_is_sourceless_312_bytecode_with_a_consistent_record(tmp_
         assert b"/lib/python3.12/site-packages/toy/mod.py" in pyc  # co_filename: where Pyodide installs it
         assert read_wheel(out).name == "toy" and read_wheel(out).version == "1.0"
         assert_record_consistent(z)
+    # no column ranges (the traceback carets), line numbers kept: read back by Pyodide's own Python
+    positions = run_in_pyodide(
+        "import json, marshal\n"
+        f"code = marshal.loads(bytes.fromhex('{pyc[16:].hex()}'))\n"
+        "f = next(c for c in code.co_consts if hasattr(c, 'co_positions'))\n"
+        "print(json.dumps(sorted(set(f.co_positions()), key=str)))")
+    assert [2, 2, None, None] in json.loads(positions) and all(p[2] is None for p in json.loads(positions))
     # unchanged input: from the cache, node is not started
     monkeypatch.setattr(bytecode, "_run_pyodide", lambda *a: pytest.fail("node ran for a cached wheel"))
     [again], summary = bytecode.compile_wheels([src], PYODIDE_CORE, tmp_path / "cache")
