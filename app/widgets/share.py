@@ -66,8 +66,9 @@ class ShareTools:
                                                    sizing_mode="stretch_width")
         self.link = pn.widgets.Button(label="Copy link", css_classes=[f"{cls}-link"], width=120,
                                       description="Put a link to this chapter, as set now, on the clipboard")
+        # (Panel renders a description as Markdown, raw HTML included: the tag is code here)
         self.embed = pn.widgets.Button(label="Copy embed snippet", css_classes=[f"{cls}-embed"], width=170,
-                                       description="An <iframe> showing only this widget, as set now")
+                                       description="An `<iframe>` showing only this widget, as set now")
         self.hide = pn.widgets.MultiSelect(label="Controls to hide in the embed (none: all shown)",
                                            options=dict(controls), size=min(4, len(controls)),
                                            css_classes=[f"{cls}-embed-hide"], width=300)

@@ -233,3 +233,26 @@ def test_line_plot_replaces_its_lines_and_keeps_log_axes_drawable():
     assert not span.visible
     plot.set_ranges(x=(0, 100))
     assert (plot.fig.x_range.start, plot.fig.x_range.end) == (0, 100)
+
+
+def test_every_widget_description_is_shown_as_text():
+    """Panel renders a widget's `description` as Markdown, which passes raw HTML through: the
+    embed button's "An <iframe> showing ..." once put an empty frame inside its tooltip. Every
+    description of the lab (its contents and every chapter) renders to its own text."""
+    import re
+
+    import panel as pn
+    from panel.pane.markup import Markdown
+
+    from app.lab import Lab
+
+    parser = Markdown._get_parser("markdown-it", (), Markdown.hard_line_break)   # as Panel's widgets do
+    lab = Lab()
+    layouts = [lab.__panel__()] + [lab.view(cid).__panel__() for cid in lab.param.chapter.objects]
+    descriptions = {w.description for layout in layouts for w in layout.select(pn.widgets.Widget)
+                    if getattr(w, "description", None)}
+    assert len(descriptions) >= 4          # the theme's, and the share tools' three
+    for text in descriptions:
+        rendered = parser.render(text)
+        tags = set(re.findall(r"</?([a-z]+)", rendered))
+        assert tags <= {"p", "code", "em", "strong"}, (text, rendered)
