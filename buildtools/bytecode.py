@@ -183,8 +183,7 @@ def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = No
             job, files = Path(tmp), []
             with zipfile.ZipFile(src) as z:
                 for name in z.namelist():
-                    if (name.endswith(".py") and not stdlib_dropped(name)
-                            and (imported is None or module_name(name) in imported)):
+                    if to_compile(name, imported) and not stdlib_dropped(name):
                         dest = job / "stdlib" / name
                         dest.parent.mkdir(parents=True, exist_ok=True)
                         dest.write_bytes(z.read(name))

@@ -27,6 +27,7 @@ COMPRESSIBLE = (".html", ".js", ".mjs", ".json", ".css", ".svg", ".map", ".txt",
 MIN_BYTES = 1024            # smaller files are not worth a second copy
 MAX_RATIO = 0.9             # a copy is kept only if at most this fraction of the original
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))   # Content-Encoding and suffix, the server's preference
+COPY_SUFFIXES = tuple(suffix for _, suffix in ENCODINGS)   # the copies beside a file, not files of the site
 BROTLI = {"quality": 11, "lgwin": 24}
 
 

@@ -29,6 +29,7 @@ import json
 from pathlib import Path
 
 from . import pins
+from .compress import COPY_SUFFIXES
 
 SW_NAME = "sw.js"
 CACHE_PREFIX = "gleam-"
@@ -111,7 +112,7 @@ def is_pinned(rel: str) -> bool:
 def site_files(site: Path) -> list[str]:
     """Every file the site serves (site-relative, sorted), without precompressed copies and sw.js."""
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
-                  if p.is_file() and p.suffix not in (".gz", ".br") and p.name != SW_NAME)
+                  if p.is_file() and p.suffix not in COPY_SUFFIXES and p.name != SW_NAME)
 
 
 def digests(site: Path, files: list[str]) -> dict[str, bytes]:

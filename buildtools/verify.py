@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .compress import COPY_SUFFIXES
 from .lock import verify_lock
 
 SCANNED = (".html", ".js", ".mjs", ".json", ".css")
@@ -203,6 +204,6 @@ def verify_site(site: Path, worker: str, lock_rel: str) -> list[str]:
 
 
 def site_summary(site: Path) -> tuple[int, int, list[tuple[int, str]]]:
-    files = [f for f in site.rglob("*") if f.is_file() and f.suffix not in (".gz", ".br")]   # (not the copies)
+    files = [f for f in site.rglob("*") if f.is_file() and f.suffix not in COPY_SUFFIXES]
     sizes = sorted(((f.stat().st_size, str(f.relative_to(site))) for f in files), reverse=True)
     return sum(s for s, _ in sizes), len(files), sizes
