@@ -17,8 +17,8 @@ step it was made at (`lr_history`), so that a run can be replayed.
 
 Around the model: the corpus's limits and reading one from a file (gleam.chargru_corpus:
 check_corpus, decode_corpus, MAX_CORPUS_CHARS, MAX_VOCAB), the model as a file that continues
-exactly (`to_bytes` / `from_bytes`, gleam.chargru_io), and the run as a standalone script
-(`export_script`, gleam.chargru_export).
+exactly (`to_bytes` / `from_bytes`, gleam.chargru_io), the text it writes (`sample`,
+gleam.chargru_sample), and the run as a standalone script (`export_script`, gleam.chargru_export).
 
 Parallel streams (`batch=B`, 1 … MAX_BATCH, default 1): B data pointers read the corpus at once,
 each with its own carried hidden state, and one update trains on the B chunks they point at (a
@@ -59,10 +59,11 @@ import numpy as np
 from . import chargru_io
 from . import chargru_batch as gb
 from . import chargru_math as gm
+from . import chargru_sample
 from . import checks
-from .cells import gru_textbook_step
 from .chargru_corpus import MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, check_corpus, decode_corpus  # noqa: F401
 from .chargru_export import export_script  # noqa: F401
+from .chargru_sample import MAX_SAMPLE_CHARS  # noqa: F401  (the limit of sample(), named here too)
 
 # ~270 characters of prose with exactly 24 distinct characters: the lab's default corpus
 DEFAULT_CORPUS = (
@@ -76,7 +77,6 @@ ADAGRAD_EPS = 1e-8
 INIT_SCALE = 0.1            # weights ~ N(0, 0.1²), biases 0
 DIVERGENCE_FACTOR = 5.0     # a chunk loss above 5 · ln V nats per char counts as divergence
 MAX_STEPS_PER_CALL = 10_000        # chunks one call of step(n) may train (a call is not interrupted)
-MAX_SAMPLE_CHARS = 10_000          # characters of a sample's prefix, and of what it writes
 MAX_BATCH = chargru_io.MAX_BATCH    # parallel streams at most (64)
 
 
@@ -284,38 +284,9 @@ class CharGRU:
         T > 1 flattens towards uniform. `rng`: a np.random.Generator or an int seed; without one,
         the model's own sampling generator (seeded from the model's seed) is used and advanced.
         Does not touch the training state. Each step is `gleam.cells.gru_textbook_step` on the
-        model's parameters, then the readout y = Wy h + by.
+        model's parameters, then the readout y = Wy h + by (gleam.chargru_sample).
         """
-        n_chars = checks.integer("n_chars", n_chars, minimum=0, maximum=MAX_SAMPLE_CHARS)
-        temperature = _positive("temperature", temperature)
-        rng = self._sample_rng if rng is None else np.random.default_rng(checks.seed("rng", rng))
-        prefix = self.corpus[0] if prefix is None else prefix
-        if not isinstance(prefix, str):
-            raise ValueError(f"prefix must be None or a str, got {type(prefix).__name__}")
-        if not 1 <= len(prefix) <= MAX_SAMPLE_CHARS:
-            raise ValueError(f"prefix must have 1 to {MAX_SAMPLE_CHARS:,} characters, got {len(prefix):,}")
-        unknown = sorted(set(prefix) - set(self.vocab))
-        if unknown:
-            raise ValueError(f"prefix has characters not in the vocabulary: {unknown}")
-        p = self._p                         # views Wz, Uz, bz, ..., Wy, by of the flat buffer
-        one_hot = np.eye(self.V)            # row x: the input vector of character x
-        h = np.zeros(self._H)
-        out = []
-        with np.errstate(all="ignore"):
-            for ch in prefix[:-1]:
-                h, _ = gru_textbook_step(one_hot[self._index[ch]], h, p)
-            x = self._index[prefix[-1]]
-            for _ in range(n_chars):
-                h, _ = gru_textbook_step(one_hot[x], h, p)
-                # y = Wy h + by
-                y = p["Wy"] @ h + p["by"]
-                # p_i ∝ exp((y_i − max y) / T), drawn by inverting the cumulative distribution
-                with np.errstate(over="ignore"):          # a tiny T: exp(−inf) = 0, never NaN
-                    cdf = np.cumsum(np.exp((y - y.max()) / temperature))
-                x = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
-                x = min(x, self.V - 1)
-                out.append(self.vocab[x])
-        return "".join(out)
+        return chargru_sample.sample(self, n_chars, temperature, rng, prefix)
 
     def sample_preview(self, n_chars, temperature=1.0):
         """`sample` from a generator seeded by (seed, steps): the same model after the same number

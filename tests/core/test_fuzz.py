@@ -37,13 +37,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from gleam import (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
-                   chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, checks,
-                   counting, dynamics, heads, losses, memory, optim, seqmodel, sequence,
-                   seqmodel_backward, seqmodel_inputs, smoothing, standalone_chargru, train)
+                   chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math,
+                   chargru_sample, checks, counting, dynamics, heads, losses, memory, optim, seqmodel,
+                   sequence, seqmodel_backward, seqmodel_inputs, smoothing, standalone_chargru, train)
 
 MODULES = (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
-           chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, checks,
-           counting, dynamics, heads, losses, memory, optim, seqmodel, seqmodel_backward,
+           chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, chargru_sample,
+           checks, counting, dynamics, heads, losses, memory, optim, seqmodel, seqmodel_backward,
            seqmodel_inputs, sequence, smoothing, standalone_chargru, train)
 
 FUZZ = settings(max_examples=50, deadline=None, derandomize=True, database=None,
@@ -854,6 +854,7 @@ RECORDS = {
     optim.Diverged: "an exception type",
     cells_common.guarded: "the decorator of the cells' kernels, fuzzed through them",
     chargru.ChunkStats: "what CharGRU.step reports",
+    chargru_sample.sample: "CharGRU.sample's body, fuzzed through CharGRU.sample's entries",
     # SeqModel's input checks, called only by SeqModel.forward: fuzzed through the model's entries
     **{f: "SeqModel's input checks, fuzzed through SeqModel's entries"
        for f in (seqmodel_inputs.model_inputs, seqmodel_inputs.initial_state,
