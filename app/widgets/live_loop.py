@@ -7,9 +7,13 @@ stats has `loss` (the n per-step losses, in order), `n`, `seconds` and `diverged
 it again).
 
 Training runs as an asyncio task (`pn.state.execute`, so it works under `panel serve` and in the
-Pyodide worker alike): a tick trains for a time budget (~40 ms), then `await asyncio.sleep(0.004)`
-— a real timer, so a click or a slider change is handled between two ticks (Panel's periodic
-callbacks never yield when a callback outlasts its period). Under `panel serve` every session's
+Pyodide worker alike): a tick trains for a time budget (~40 ms), then lets the event loop handle
+what came in meanwhile, so a click or a slider change is handled between two ticks (Panel's
+periodic callbacks never yield when a callback outlasts its period). Under a server that is
+`await asyncio.sleep(0.004)`, a real timer, as a websocket message takes several turns of the
+loop. In Pyodide's worker a message from the page is one task and the patch it applies one more
+(a coroutine), so two `asyncio.sleep(0)` do it: Pyodide runs those as immediate tasks, where a
+timer left the worker idle for 4 ms or more of every tick. Under `panel serve` every session's
 loop runs on the one event loop of the process, so the loops take turns: one trains at a time
 (a process-wide lock), for a budget shared among those training (TICK_BUDGET / their number,
 at least TICK_MIN), so a click waits behind at most one short tick, never behind every session's.
@@ -35,7 +39,7 @@ from gleam.smoothing import EMA_DECAY, ema
 
 TICK_BUDGET = 0.040        # seconds of training per tick (a click waits at most about this long)
 TICK_MIN = 0.010           # a tick's budget when many loops of the process train at once
-TICK_SLEEP = 0.004         # a real timer (> ~2 ms): widget changes are handled between ticks
+TICK_SLEEP = 0.004         # under a server, a real timer (> ~2 ms): widget changes are handled between ticks
 STATUSES = ("ready", "training", "paused", "diverged", "finished")
 
 
@@ -58,6 +62,15 @@ class _Turns:
 
 
 TURNS = _Turns()
+
+
+async def between_ticks():
+    """Let the event loop handle what the page sent during a tick (the module's docstring says how)."""
+    if "pyodide" in sys.modules:
+        await asyncio.sleep(0)     # the page's message: it schedules the coroutine applying its patch
+        await asyncio.sleep(0)     # that coroutine, queued before this task's next turn
+    else:
+        await asyncio.sleep(TICK_SLEEP)
 
 
 @dataclass
@@ -185,9 +198,9 @@ class LiveLoop(param.Parameterized):
                     self.tick(budget=TURNS.budget(self.budget))
                     if self.training:      # (a stop has already flushed everything)
                         self.push()
-                    # the turn ends after a real pause, in which the page's events are handled;
-                    # the next loop waiting for the lock trains only then
-                    await asyncio.sleep(TICK_SLEEP)
+                    # the turn ends after a pause in which the page's events are handled; the next
+                    # loop waiting for the lock trains only then
+                    await between_ticks()
         finally:
             TURNS.training -= 1
             self.running = False

@@ -1,6 +1,8 @@
 """What chapters share, tested alone: value spans, the theme, the streaming curve, the live loop."""
 import asyncio
+import sys
 import time
+import types
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -211,6 +213,57 @@ def test_the_loops_of_one_process_take_turns_so_a_click_waits_behind_one_tick_at
     assert not any(loop.running for loop in loops)
     alone = LiveLoop(CountingTrainer())
     assert live_loop.TURNS.budget(alone.budget) == live_loop.TICK_BUDGET
+
+
+@pytest.mark.parametrize("in_pyodide", [False, True])
+def test_a_message_from_the_page_is_handled_before_the_next_tick(monkeypatch, in_pyodide):
+    """A click reaches the loop as a message (its own task) that schedules the coroutine applying
+    its patch, as Pyodide's worker runs them (main.js: onmessage, then runPythonAsync). Both run
+    before the next tick, in the browser with no timer between ticks (a timer there idled the
+    worker 4 ms or more a tick), under a server after TICK_SLEEP."""
+    if in_pyodide:
+        monkeypatch.setitem(sys.modules, "pyodide", types.ModuleType("pyodide"))
+    delays, log = [], []
+
+    class Asyncio:                     # what live_loop sees as asyncio: its sleeps are recorded
+        def __getattr__(self, name):
+            return getattr(asyncio, name)
+
+        async def sleep(self, delay):
+            delays.append(delay)
+            await asyncio.sleep(delay)
+
+    monkeypatch.setattr(live_loop, "asyncio", Asyncio())
+
+    class Clicked(CountingTrainer):
+        def step(self, n):
+            if self.steps == 20:           # during the third tick the page sends Pause
+                asyncio.get_running_loop().call_soon(message)
+            return super().step(n)
+
+    def message():                       # the worker's onmessage: queue the patch's coroutine
+        log.append("message")
+        asyncio.ensure_future(apply_patch())
+
+    async def apply_patch():
+        log.append("patch")
+        loop.training = False
+
+    loop = LiveLoop(Clicked())
+    real_tick = loop.tick
+    monkeypatch.setattr(loop, "tick", lambda **kw: (log.append("tick"), real_tick(n=10))[1])
+
+    async def main():
+        loop.training = True
+        deadline = time.perf_counter() + 20
+        while loop.training or loop.running:
+            await asyncio.sleep(0.001)
+            assert time.perf_counter() < deadline, f"still training after {loop.trainer.steps} steps"
+
+    asyncio.run(main())
+    assert log == ["tick", "tick", "tick", "message", "patch"], log
+    assert loop.trainer.steps == 30 and loop.status == "paused"
+    assert delays == ([0, 0] if in_pyodide else [live_loop.TICK_SLEEP]) * 3, delays
 
 
 def test_a_line_plots_unlabelled_series_have_no_legend_entry():
