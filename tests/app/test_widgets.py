@@ -99,6 +99,15 @@ class CountingTrainer:
         self.steps, self.resets = 0, self.resets + 1
 
 
+async def train_until_it_stops(loop):
+    """Train, as a page's event loop runs it, until the loop stops (at most 20 s)."""
+    loop.training = True
+    deadline = time.perf_counter() + 20
+    while loop.training or loop.running:
+        await asyncio.sleep(0.001)
+        assert time.perf_counter() < deadline, f"still training after {loop.trainer.steps} steps"
+
+
 def test_the_loop_steps_queues_the_curve_and_pushes_on_stop():
     pushed = []
     trainer = CountingTrainer()
@@ -153,14 +162,7 @@ def test_a_run_of_fixed_length_stops_as_finished_and_only_reset_starts_it_again(
     loop.tick(n=5)
     assert loop.status == "ready" and run.steps == 5
 
-    async def main():                  # Train, as a page's event loop runs it, until it stops
-        loop.training = True
-        deadline = time.perf_counter() + 20
-        while loop.training or loop.running:
-            await asyncio.sleep(0.001)
-            assert time.perf_counter() < deadline, f"still training after {run.steps} steps"
-
-    asyncio.run(main())
+    asyncio.run(train_until_it_stops(loop))
     assert run.steps == 400 and loop.status == "finished" and not loop.training
     assert pushed[-1] == (True, "finished")               # stopping pushed the exact figures
     loop.param.trigger("step_once")
@@ -253,14 +255,7 @@ def test_a_message_from_the_page_is_handled_before_the_next_tick(monkeypatch, in
     real_tick = loop.tick
     monkeypatch.setattr(loop, "tick", lambda **kw: (log.append("tick"), real_tick(n=10))[1])
 
-    async def main():
-        loop.training = True
-        deadline = time.perf_counter() + 20
-        while loop.training or loop.running:
-            await asyncio.sleep(0.001)
-            assert time.perf_counter() < deadline, f"still training after {loop.trainer.steps} steps"
-
-    asyncio.run(main())
+    asyncio.run(train_until_it_stops(loop))
     assert log == ["tick", "tick", "tick", "message", "patch"], log
     assert loop.trainer.steps == 30 and loop.status == "paused"
     assert delays == ([0, 0] if in_pyodide else [live_loop.TICK_SLEEP]) * 3, delays
