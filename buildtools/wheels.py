@@ -4,7 +4,8 @@ The PyPI wheels of Panel (30 MB) and Bokeh (6 MB) carry every JavaScript bundle 
 can serve. In the worker only the Python is used; the page gets the JS/CSS from the
 site's own copies. Slimming them the way Panel slims its own Pyodide wheels (Bokeh:
 drop .js/.d.ts/.tsbuildinfo/bokeh.json outside bokeh/core/_templates) cuts ~30 MB of
-download and of unpacking inside the worker.
+download and of unpacking inside the worker. Panel's package __init__ files are also rewritten
+to import what the lab never uses only when it is first used (buildtools.lazy_imports).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from . import pins
+from . import lazy_imports, pins
 
 # The environment of Pyodide 0.27.7 in a browser, for evaluating dependency markers.
 PYODIDE_MARKER_ENV = {
@@ -152,12 +153,15 @@ def _numpy_rule(name: str) -> str:
 
 
 SLIM_RULES = {"panel": _panel_rule, "bokeh": _bokeh_rule, "numpy": _numpy_rule}
-SLIM_RECIPE = "4"  # part of the slimmed copies' cache path: bump when a rule changes
+# What a kept file becomes: Panel's package __init__ files import what the lab never uses lazily.
+SLIM_REWRITES = {"panel": lazy_imports.rewrite}
+SLIM_RECIPE = "5"  # part of the slimmed copies' cache path: bump when a rule changes
 
 
 def slim_wheel(src: Path, dest_dir: Path) -> Path:
     """Write a slimmed copy of src (same file name) into dest_dir; RECORD is rewritten."""
-    rule = SLIM_RULES[canonicalize_name(src.name.split("-")[0])]
+    key = canonicalize_name(src.name.split("-")[0])
+    rule, rewrite = SLIM_RULES[key], SLIM_REWRITES.get(key, lambda name, data: data)
     dest_dir = dest_dir / f"r{SLIM_RECIPE}"
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / src.name
@@ -166,7 +170,9 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
 
     def slim(item, data):
         action = rule(item.filename)
-        return None if action == "drop" else (item.filename, b"" if action == "empty" else data)
+        if action == "drop":
+            return None
+        return item.filename, b"" if action == "empty" else rewrite(item.filename, data)
 
     rewrite_wheel(src, dest, slim)
     return dest

@@ -30,6 +30,7 @@ from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_
 from buildtools.lock import build_lock, verify_lock
 from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control, make_server
 from buildtools.verify import check_documents, doc_models, scan_site, scan_text
+from buildtools.lazy_imports import LAZY, lazify
 from buildtools.wheels import read_wheel, slim_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,7 +146,7 @@ def test_a_pinned_download_with_another_hash_is_refused(tmp_path):
 
 def test_slimmed_panel_keeps_python_css_and_assets(tmp_path):
     whl = make_wheel(tmp_path, "panel", "1.9.4", files={
-        "panel/__init__.py": "x = 1\n",
+        "panel/config.py": "x = 1\n",
         "panel/package.json": '{"version": "1.9.4"}',
         "panel/dist/bundled/big/lib.min.js": "a" * 10000,
         "panel/dist/panel.min.js": "b" * 100,
@@ -166,7 +167,63 @@ def test_slimmed_panel_keeps_python_css_and_assets(tmp_path):
                      "panel/models/card.ts", "panel/styles/models/card.less", "panel/package-lock.json"):
             assert gone not in names, gone
         record = z.read("panel-1.9.4.dist-info/RECORD").decode()
-    assert "panel/__init__.py,sha256=" in record and "panel/tests" not in record
+    assert "panel/config.py,sha256=" in record and "panel/tests" not in record
+
+
+LAZY_INIT = """from .a import A1, A2  # noqa
+from . import b  # noqa
+from .c import (  # noqa
+    C1, C2,
+)
+from .d import D1 as Done
+"""
+
+
+def test_lazify_imports_the_listed_submodules_when_first_used(tmp_path, monkeypatch):
+    pkg = tmp_path / "gl_lazy_toy"
+    pkg.mkdir()
+    (pkg / "log.py").write_text("names = []\n")
+    for m in "abcd":
+        (pkg / f"{m}.py").write_text(f"from .log import names\nnames.append({m!r})\n"
+                                     f"class {m.upper()}1: pass\nclass {m.upper()}2: pass\n")
+    (pkg / "__init__.py").write_text(lazify(LAZY_INIT, {"b": None, "c": {"C2"}, "d": None}))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        import gl_lazy_toy
+        from gl_lazy_toy.log import names
+        assert names == ["a", "c"]                 # a eager; c too, for C1, which stays eager
+        assert gl_lazy_toy.C2.__name__ == "C2" and names == ["a", "c"]
+        assert gl_lazy_toy.Done.__name__ == "D1" and names == ["a", "c", "d"]    # imported when used
+        from gl_lazy_toy import b
+        assert b.__name__ == "gl_lazy_toy.b" and names == ["a", "c", "d", "b"]
+        with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+            gl_lazy_toy.nothing
+    finally:
+        for name in [n for n in sys.modules if n.startswith("gl_lazy_toy")]:
+            del sys.modules[name]
+    # a module or a name the rewrite expects and does not find stops the build
+    with pytest.raises(BuildError, match="from .e import"):
+        lazify(LAZY_INIT, {"e": None})
+    with pytest.raises(BuildError, match="C3"):
+        lazify(LAZY_INIT, {"c": {"C3"}})
+    with pytest.raises(BuildError, match="lazy and eager modules together"):
+        lazify("from . import b, e\n", {"b": None})
+
+
+def test_slimmed_panel_gets_the_lazy_package_inits(tmp_path):
+    """The Panel wheel's package __init__ files come out of slimming rewritten (and the rest as
+    they were); a Panel whose __init__ lacks an expected import stops the build."""
+    init = "\n".join(f"from .{m} import X{i}" for i, m in enumerate(LAZY["panel/widgets/__init__.py"])) + "\n"
+    whl = make_wheel(tmp_path, "panel", "1.9.4", files={"panel/widgets/__init__.py": init,
+                                                          "panel/widgets/base.py": "from .x import y\n"})
+    with zipfile.ZipFile(slim_wheel(whl, tmp_path / "slim")) as z:
+        out = z.read("panel/widgets/__init__.py").decode()
+        assert z.read("panel/widgets/base.py") == b"from .x import y\n"
+    assert "from .terminal import" not in out and "'X0': ('.codeeditor', 'X0')" in out
+    (tmp_path / "bad").mkdir()
+    bad = make_wheel(tmp_path / "bad", "panel", "1.9.4", files={"panel/widgets/__init__.py": "x = 1\n"})
+    with pytest.raises(BuildError, match="Panel's imports changed"):
+        slim_wheel(bad, tmp_path / "slim-bad")
 
 
 def test_slimmed_bokeh_and_numpy_keep_what_runs(tmp_path):
@@ -986,6 +1043,61 @@ def test_every_module_the_lab_imports_ships_as_bytecode():
                        and shipped[m] not in bytecode.KEEP_SOURCE)
     assert not as_source, as_source
     assert any(n.endswith(".py") for n in shipped.values())            # (what the lab never imports)
+
+
+LAZY_CHECK = """
+import importlib, json, sys
+import panel
+lazy = json.loads(LAZY_JSON)
+early = sorted(m for m in sys.modules if m in lazy["modules"])
+resolved = {p: sorted(n for n in names if getattr(importlib.import_module(p), n, None) is not None)
+            for p, names in lazy["names"].items()}
+print(json.dumps({"early": early, "resolved": resolved}))
+"""
+
+
+def lazy_expectations():
+    """From the Panel the build runs (the same release, unmodified): the submodules LAZY makes
+    lazy, and per package every name its __init__ imports from them."""
+    import ast
+
+    import panel
+    modules, names = set(), {}
+    for path, lazy in LAZY.items():
+        package = path.removesuffix("/__init__.py").replace("/", ".")
+        modules |= {f"{package}.{m}" for m, only in lazy.items() if only is None}
+        source = (Path(panel.__file__).parents[1] / path).read_text(encoding="utf-8")
+        names[package] = []
+        for node in ast.parse(source).body:
+            if not (isinstance(node, ast.ImportFrom) and node.level == 1):
+                continue
+            for a in node.names:
+                module = node.module or a.name
+                if module in lazy and (lazy[module] is None or a.name in lazy[module]):
+                    names[package].append(a.asname or a.name)
+        names[package].sort()
+    return modules, names
+
+
+@built
+def test_built_site_imports_panel_lazily_and_every_lazy_name_resolves():
+    """In the site's own Pyodide (under node), `import panel` imports none of the modules
+    buildtools.lazy_imports makes lazy, and each name they give resolves (importing them) when asked for."""
+    if shutil.which("node") is None:
+        pytest.fail("node is needed to run the site's Pyodide")
+    modules, names = lazy_expectations()
+    assert {"panel.chat", "panel.widgets.terminal", "panel.pane.vtk"} <= modules
+    assert {"chat", "GridStack"} <= set(names["panel"]) and "Terminal" in names["panel.widgets"]
+    script = ("globalThis.XMLHttpRequest = class { open() {} send() {} };\n"
+              "const { loadPyodide } = require(process.argv[1] + '/pyodide.js');\n"
+              "loadPyodide({ indexURL: process.argv[1] + '/', packages: ['panel', 'pyodide-http'] })"
+              ".then((py) => py.runPython(require('fs').readFileSync(0, 'utf8')));\n")
+    code = LAZY_CHECK.replace("LAZY_JSON", repr(json.dumps({"modules": sorted(modules), "names": names})))
+    out = subprocess.run(["node", "-e", script, str((SITE / PYODIDE_DIR).resolve())], input=code,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, re.findall(r"\w*Error: [^\n]{0,300}", out.stderr)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"early": [], "resolved": names}
 
 
 def test_a_sourceless_top_level_module_is_still_an_import_of_its_wheel(tmp_path):

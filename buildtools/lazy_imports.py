@@ -1,0 +1,98 @@
+"""Panel's packages, as the browser gets them, import what the lab never uses only when it is used.
+
+`import panel` imports every pane, widget, layout and the chat components: in the worker that is
+~40% of the Python run before the first render. Here the `__init__.py` of panel, panel.pane,
+panel.widgets and panel.layout are rewritten (in the slimmed wheel, buildtools.wheels) so that
+the submodules in LAZY are imported on first access to one of their names (PEP 562
+`__getattr__`): `pn.widgets.Terminal` and `from panel.widgets import Terminal` still work, and
+import the module then. Nothing else of Panel changes, and `panel serve` runs the unmodified
+package.
+
+Only modules that nothing else of Panel imports at start are listed (the others would be
+imported anyway: panel.param imports the tables and the file selector, Bokeh's pane the image
+and ipywidget panes, the template base the HoloViews and Plotly panes). A pane that is not yet
+imported is also not a candidate of `pn.panel(obj)`; the lab names its panes (HTML, Bokeh).
+Every rewrite must find exactly the imports it expects: a Panel upgrade that moves them stops
+the build (and tests/test_build.py imports every lazy name in the site's Pyodide).
+"""
+from __future__ import annotations
+
+import ast
+
+from .fetch import BuildError
+
+# file -> {module: None (every name it gives) or the names of it to import lazily}
+LAZY = {
+    "panel/__init__.py": {"chat": None, "pipeline": None,
+                          "layout": {"Feed", "FloatPanel", "GridStack", "Modal", "Swipe"}},
+    "panel/layout/__init__.py": dict.fromkeys(["feed", "float", "gridstack", "modal", "swipe"]),
+    "panel/pane/__init__.py": dict.fromkeys(["alert", "deckgl", "echarts", "equation", "media", "perspective",
+                                             "streamz", "textual", "vega", "vizzu", "vtk"]),
+    "panel/widgets/__init__.py": dict.fromkeys(["codeeditor", "debugger", "speech_to_text", "terminal",
+                                                "text_to_speech", "texteditor"]),
+}
+
+GETATTR = '''
+
+# Added by the lab's build (buildtools/lazy_imports.py): these names are imported on first use.
+_GL_LAZY = {table!r}
+
+
+def __getattr__(name):
+    if name not in _GL_LAZY:
+        raise AttributeError(f"module {{__name__!r}} has no attribute {{name!r}}")
+    import importlib
+    module, attr = _GL_LAZY[name]
+    value = importlib.import_module(module, __name__)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+'''
+
+
+def lazify(source: str, lazy: dict[str, set[str] | None], what: str = "") -> str:
+    """`source` (a package's __init__.py) with its top-level `from .m import A, B` and
+    `from . import m` made lazy for each m in `lazy` (all its names, or the given ones)."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    table: dict[str, tuple[str, str | None]] = {}
+    edits: list[tuple[int, int, str]] = []          # (first line, end line, replacement)
+    seen: dict[str, set[str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or node.level != 1:
+            continue
+        if node.module is None:                     # from . import m
+            hit = [a for a in node.names if a.name in lazy and lazy[a.name] is None]
+            if not hit:
+                continue
+            if len(hit) != len(node.names):
+                raise BuildError(f"{what}: line {node.lineno} imports lazy and eager modules together")
+            for a in hit:
+                table[a.asname or a.name] = ("." + a.name, None)
+                seen[a.name] = set()
+            edits.append((node.lineno - 1, node.end_lineno, ""))
+        elif node.module in lazy:                   # from .m import A, B
+            names = lazy[node.module]
+            hit = [a for a in node.names if names is None or a.name in names]
+            for a in hit:
+                table[a.asname or a.name] = ("." + node.module, a.name)
+            seen.setdefault(node.module, set()).update(a.name for a in hit)
+            keep = [a for a in node.names if a not in hit]
+            kept = ("from .%s import %s  # noqa\n" % (node.module, ", ".join(
+                a.name + (f" as {a.asname}" if a.asname else "") for a in keep))) if keep else ""
+            edits.append((node.lineno - 1, node.end_lineno, kept))
+    for module, names in lazy.items():
+        if module not in seen or (names is not None and seen[module] != names):
+            raise BuildError(f"{what}: expected to find `from .{module} import "
+                             f"{', '.join(sorted(names or ['...']))}`; Panel's imports changed?")
+    for start, end, text in sorted(edits, reverse=True):
+        lines[start:end] = [text]
+    return "".join(lines) + GETATTR.format(table=dict(sorted(table.items())))
+
+
+def rewrite(name: str, data: bytes) -> bytes:
+    """A member of the Panel wheel, lazified if LAZY names it."""
+    if name not in LAZY:
+        return data
+    return lazify(data.decode("utf-8"), LAZY[name], name).encode("utf-8")
