@@ -75,6 +75,8 @@ def lazify(source: str, lazy: dict[str, set[str] | None], what: str = "") -> str
         elif node.module in lazy:                   # from .m import A, B
             names = lazy[node.module]
             hit = [a for a in node.names if names is None or a.name in names]
+            if not hit:
+                continue
             for a in hit:
                 table[a.asname or a.name] = ("." + node.module, a.name)
             seen.setdefault(node.module, set()).update(a.name for a in hit)

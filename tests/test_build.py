@@ -27,10 +27,10 @@ from buildtools.convert import (
     LIGHT_MODEL_HOOK, PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
+from buildtools.lazy_imports import LAZY, lazify
 from buildtools.lock import build_lock, verify_lock
 from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control, make_server
 from buildtools.verify import check_documents, doc_models, scan_site, scan_text
-from buildtools.lazy_imports import LAZY, lazify
 from buildtools.wheels import read_wheel, slim_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
