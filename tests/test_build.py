@@ -208,6 +208,9 @@ def test_lazify_imports_the_listed_submodules_when_first_used(tmp_path, monkeypa
         lazify(LAZY_INIT, {"c": {"C3"}})
     with pytest.raises(BuildError, match="lazy and eager modules together"):
         lazify("from . import b, e\n", {"b": None})
+    # an import of the module that gives none of its lazy names is left exactly as it was
+    out = lazify("from .c import C1\nfrom .c import C2\n", {"c": {"C2"}})
+    assert out.startswith("from .c import C1\n") and "import C2" not in out.split("\n\n")[0]
 
 
 def test_slimmed_panel_gets_the_lazy_package_inits(tmp_path):
