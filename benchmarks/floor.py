@@ -4,7 +4,8 @@
 
 Each URL is a served static site (`python build.py --serve --no-build --site DIR --port P`). For
 every run, in turn for each URL (interleaved, so that load on a shared machine falls on all
-alike), a fresh chromium profile (empty HTTP and code caches):
+alike, and in the reverse order every other run: in one A/B of two sites, 6 runs in each order,
+the site measured second in a pair was ~0.1 s faster cold, whichever it was), a fresh chromium profile (empty HTTP and code caches):
 
 - floor: benchmarks/browser.py's measure_floor, a bare page on that site's origin whose Web Worker
   loads the site's own Pyodide (`pyodide/<version>/`) and its numpy and runs one NumPy call; time
@@ -59,7 +60,7 @@ def main(argv=None):
     runs = {u: [] for u in urls}
     with sync_playwright() as pw:
         for i in range(args.runs):
-            for u in urls:
+            for u in (urls if i % 2 == 0 else urls[::-1]):
                 floor = measure_floor(pw, u, workdir, external)
                 cold = measure_cold(pw, u, workdir, external, console_errors)
                 runs[u].append({"floor": floor, "cold": cold})
