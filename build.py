@@ -169,7 +169,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
     with stage(f"9/12 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
-        result = convert(app, REPO, new, set(lock["packages"]), chapters, articles, head, cache / "typeset.json")
+        result = convert(app, REPO, new, lock, chapters, articles, head, cache / "typeset.json")
         print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
               f"one worker {result['worker']}")
 

@@ -7,7 +7,8 @@ what a page does while Python starts, csp.py for its Content-Security-Policy.
 
 With PANEL_CDN_ROOT=./panel-cdn/ Panel writes its own JS/CSS URLs relative; what is left:
 BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the worker's micropip install (its
-packages named to loadPyodide() instead), loadPyodide()'s arguments, and the Python the worker
+compiled packages named to loadPyodide() instead, its pure-Python ones unpacked by the worker
+itself: buildtools/unpack.py), loadPyodide()'s arguments, and the Python the worker
 runs first (buildtools/worker_prelude.py). Each rewrite must match exactly once: a Panel upgrade that changes its
 templates stops the build instead of leaving an external URL behind.
 """
@@ -23,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import boot, csp, pins
+from . import boot, csp, pins, unpack
 from .boot import sub_once
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .fetch import BuildError
@@ -181,22 +182,27 @@ def rewrite_send_queue(html: str) -> str:
     return sub_once(SEND_QUEUE_RE, lambda m: ORDERED_SEND_QUEUE, html, "the page's send_change queue", flags=re.S)
 
 
-def rewrite_worker(js: str, lock_keys: set[str], installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
-    js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
-                  f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
+def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
+    """`lock`: the site's pyodide-lock.json. Pyodide loads the compiled packages the worker
+    installs; it unpacks their pure-Python closure itself (buildtools.unpack)."""
     blocks = list(re.finditer(INSTALL_BLOCK_RE, js, flags=re.S))
     if len(blocks) != 1:
         raise BuildError(f"expected one micropip install block in the worker, found {len(blocks)}: "
                          "Panel's template changed?")
-    names = install_names(blocks[0].group(1), lock_keys, installs)
+    names = install_names(blocks[0].group(1), set(lock["packages"]), installs)
+    by_pyodide, by_worker = unpack.split(lock, names)
+    js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
+                  lambda m: unpack.fetch_js(lock, by_worker, PYODIDE_DIR)
+                  + f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
+    blocks = list(re.finditer(INSTALL_BLOCK_RE, js, flags=re.S))
     js = js[:blocks[0].start()] + "\n" + js[blocks[0].end():]
     load = (
         "self.pyodide = await loadPyodide({\n"
         f'    indexURL: new URL("./{PYODIDE_DIR}/", self.location.href).href,\n'
         f'    env: {{HOME: "/home/pyodide", PANEL_CDN_ROOT: "{PANEL_CDN_ROOT}"}},\n'
-        f"    packages: {json.dumps(names)},\n"
+        f"    packages: {json.dumps(by_pyodide)},\n"
         "    errorCallback: (msg) => console.error(msg),\n"
-        "  });" + WORKER_PRELUDE
+        "  });" + unpack.INSTALL_JS + WORKER_PRELUDE
     )
     js = sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
     js = sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")
@@ -253,7 +259,7 @@ def _head(html: str) -> str:
     return html[: html.index("<body")]
 
 
-def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: list[str] | None = None,
+def convert(app: Path, repo: Path, site: Path, lock: dict, chapters: list[str] | None = None,
             articles: dict[str, str] | None = None, head: str = "", typeset: Path | None = None) -> dict:
     """Write the entry pages (index.html, and chapter-<id>.html per chapter), the worker, and
     the JS/CSS they load; `articles` (chapter -> HTML) is what each page shows before any large
@@ -272,7 +278,10 @@ def convert(app: Path, repo: Path, site: Path, lock_keys: set[str], chapters: li
                  html if chapter is None else add_deep_links(html, chapter, list(chapters))),
                  articles.get(chapter, ""), head))
              for chapter, (html, _) in rewritten.items()}
-    js = rewrite_worker(js, lock_keys)
+    js = rewrite_worker(js, lock)
+    for entry in lock["packages"].values():
+        if unpack.is_pure(entry):
+            unpack.check_stored(site / PYODIDE_DIR / entry["file_name"])
 
     front = next(iter(pages))  # the app's first chapter ("0"), or the only page
     (site / "index.html").write_text(pages[front], encoding="utf-8")

@@ -267,25 +267,43 @@ def converted(tmp_path_factory):
     return run_panel_convert(app, ROOT, tmp / "out")
 
 
-LOCK_KEYS = {"bokeh", "panel", "pyodide-http", "gleam", "numpy", "packaging"}
+def lock_of(**files):
+    """A lock of packages {key: (file name, depends)}, as rewrite_worker reads one."""
+    return {"packages": {k: {"file_name": f, "depends": list(d), "sha256": "%064x" % i}
+                         for i, (k, (f, d)) in enumerate(files.items())}}
+
+
+LOCK = lock_of(bokeh=("bokeh-3.9.2-py3-none-any.whl", ["numpy", "packaging"]),
+               panel=("panel-1.9.4-py3-none-any.whl", ["bokeh"]),
+               **{"pyodide-http": ("pyodide_http-0.2.1-py3-none-any.whl", [])},
+               gleam=("gleam-0.1.0-py3-none-any.whl", ["numpy"]),
+               numpy=("numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", []),
+               packaging=("packaging-24.2-py3-none-any.whl", []))
 
 
 def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     html, js, _ = converted
     assert scan_text(Path("index.html"), html)[0], "the scanner should see panel convert's CDN URLs"
     html2, bundles = rewrite_html(html)
-    js2 = rewrite_worker(js, LOCK_KEYS)
+    js2 = rewrite_worker(js, LOCK)
     assert scan_text(Path("index.html"), html2) == ([], [])
     assert scan_text(Path("main.js"), js2) == ([], [])
     assert "http://" not in js2 and "https://" not in js2
     assert "cdn.bokeh.org" not in html2
     assert f"bokeh-mathjax-{bundles[0].split('-')[-1]}" in bundles
     assert f'importScripts("./{PYODIDE_DIR}/pyodide.js")' in js2
-    # the packages are named to loadPyodide (fetched while the wasm compiles); micropip is gone
+    # micropip is gone: the compiled packages are named to loadPyodide (fetched while the wasm
+    # compiles), the pure ones fetched before Pyodide is, with their lock hashes, and unpacked after
     assert "micropip" in js and "micropip" not in js2
     load = re.search(r"loadPyodide\(\{(.*?)\}\);", js2, re.S).group(1)
-    assert 'packages: ["bokeh", "panel", "pyodide-http", "gleam"]' in load
+    assert 'packages: ["numpy"]' in load
     assert "PANEL_CDN_ROOT" in load and "indexURL" in load
+    wheels = json.loads(re.search(r"const glWheels = (\[.*?\]).map", js2, re.S).group(1))
+    assert wheels == [[LOCK["packages"][k]["file_name"], "sha256-" + base64.b64encode(
+                       bytes.fromhex(LOCK["packages"][k]["sha256"])).decode()]
+                      for k in ("bokeh", "gleam", "packaging", "panel", "pyodide-http")]
+    assert js2.index("const glWheels") < js2.index("importScripts(") < js2.index("loadPyodide({")
+    assert js2.index("loadPyodide({") < js2.index("glUnzip(new Uint8Array(await wheel)") < js2.index("pyodide.ffi.jsnull")
     assert js2.index("loadPyodide({") < js2.index("pyodide.ffi.jsnull = None") < js2.index("Executing code")
     assert js2.index("loadPyodide({") < js2.index(LIGHT_MODEL_HOOK) < js2.index("Executing code")
 
@@ -321,7 +339,7 @@ def test_worker_queues_incoming_patches_in_order(converted):
     (a Pause click while the loss plot streams). The rewrite queues them instead."""
     js = converted[1]
     assert "globals.set('patch', msg.patch)" in js
-    js2 = rewrite_worker(js, LOCK_KEYS)
+    js2 = rewrite_worker(js, LOCK)
     assert "globals.set('patch'" not in js2
     assert "self._glPatches.append(msg.patch)" in js2
     assert "while _gl_patches:" in js2 and "_gl_patches.pop(0)" in js2
@@ -329,7 +347,7 @@ def test_worker_queues_incoming_patches_in_order(converted):
 
 def test_worker_rewrite_refuses_a_package_not_in_the_lock(converted):
     with pytest.raises(BuildError, match="package index"):
-        rewrite_worker(converted[1], LOCK_KEYS - {"gleam"})
+        rewrite_worker(converted[1], {"packages": {k: v for k, v in LOCK["packages"].items() if k != "gleam"}})
 
 
 # ---------------------------------------------------------------- a page per chapter, deep links
@@ -359,8 +377,11 @@ def toy_site(tmp_path_factory):
     app = tmp / "toy.py"
     app.write_text(TOY_CHAPTERS_APP)
     site = tmp / "site"
-    site.mkdir()
-    result = convert(app, ROOT, site, LOCK_KEYS, TOY_IDS)
+    (site / PYODIDE_DIR).mkdir(parents=True)
+    for entry in LOCK["packages"].values():    # (convert checks that the worker can unpack them)
+        with zipfile.ZipFile(site / PYODIDE_DIR / entry["file_name"], "w", zipfile.ZIP_STORED) as z:
+            z.writestr("toy/__init__.py", "")
+    result = convert(app, ROOT, site, LOCK, TOY_IDS)
     return site, result
 
 
