@@ -191,11 +191,10 @@ def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_
                          "Panel's template changed?")
     names = install_names(blocks[0].group(1), set(lock["packages"]), installs)
     by_pyodide, by_worker = unpack.split(lock, names)
+    js = js[:blocks[0].start()] + "\n" + js[blocks[0].end():]
     js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
                   lambda m: unpack.fetch_js(lock, by_worker, PYODIDE_DIR)
                   + f'importScripts("./{PYODIDE_DIR}/pyodide.js");', js, "importScripts(pyodide.js)")
-    blocks = list(re.finditer(INSTALL_BLOCK_RE, js, flags=re.S))
-    js = js[:blocks[0].start()] + "\n" + js[blocks[0].end():]
     load = (
         "self.pyodide = await loadPyodide({\n"
         f'    indexURL: new URL("./{PYODIDE_DIR}/", self.location.href).href,\n'
