@@ -1,6 +1,7 @@
 """Which modules the lab imports in the browser: the site's worker code, run in Pyodide under node.
 
     python -m buildtools.trace_imports [--site site] [--chapters 0 7 ...]   # rewrites IMPORTED_FILE
+    python -m buildtools.trace_imports --profile 7 [--top 30]   # where the start's imports spend time
 
 The build ships these modules as bytecode and every other module as source (buildtools.bytecode):
 source compresses ~25% better, and a module that is never imported costs nothing to start either
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from . import pins
 from .fetch import BuildError
@@ -30,13 +32,14 @@ HEADER = ("# Modules the lab imports in the browser, over every chapter (python 
 TRACE_JS = r"""
 const path = require("path"), fs = require("fs");
 const [core, job] = process.argv.slice(2);
-const { chapter, code } = JSON.parse(fs.readFileSync(path.join(job, "job.json"), "utf8"));
+const { chapter, code, profile } = JSON.parse(fs.readFileSync(path.join(job, "job.json"), "utf8"));
 globalThis.XMLHttpRequest = class { open() {} send() {} };
 globalThis.location = { search: "?chapter=" + chapter, href: "http://127.0.0.1/main.js" };
 (async () => {
   const { loadPyodide } = require(path.join(core, "pyodide.js"));
   const py = await loadPyodide({ indexURL: core + "/", packages: PACKAGES,
-                                 env: { HOME: "/home/pyodide", GLEAM_CHAPTER: chapter } });
+                                 env: { HOME: "/home/pyodide", GLEAM_CHAPTER: chapter,
+                                       ...(profile ? { PYTHONPROFILEIMPORTTIME: "1" } : {}) } });
   py.globals.set("sendPatch", () => {});
   for (const literal of code) await py.runPythonAsync(eval(literal));
   const names = py.runPython(`
@@ -60,26 +63,82 @@ def worker_code(site: Path) -> list[str]:
     return chunks[:chunks.index(main) + 1]
 
 
-def trace(site: Path, chapters: list[str]) -> set[str]:
-    """Every module imported from site-packages or the standard library when the lab opens on
-    each of `chapters`, in the site's own Pyodide (one node process per chapter)."""
+def _open_lab(site: Path, chapters: list[str], profile: bool = False) -> list[tuple[set[str], str]]:
+    """Open the lab on each of `chapters` in the site's own Pyodide (one node process each):
+    the modules then imported from site-packages or the standard library, and node's stderr."""
     if shutil.which("node") is None:
         raise BuildError("node is needed to run the site's Pyodide (Debian: apt-get install nodejs)")
     core = site / f"pyodide/{pins.PYODIDE_VERSION}"
     packages = json.dumps(list(pins.WORKER_INSTALLS))
     code = worker_code(site)
-    names: set[str] = set()
+    runs = []
     with tempfile.TemporaryDirectory(prefix="gleam-trace-") as tmp:
         job = Path(tmp)
         (job / "trace.js").write_text(TRACE_JS.replace("PACKAGES", packages))
         for chapter in chapters:
-            (job / "job.json").write_text(json.dumps({"chapter": chapter, "code": code}))
+            (job / "job.json").write_text(json.dumps({"chapter": chapter, "code": code, "profile": profile}))
             proc = subprocess.run(["node", str(job / "trace.js"), str(core.resolve()), str(job)],
                                   capture_output=True, text=True)
             if proc.returncode != 0:
                 raise BuildError(f"the lab did not open chapter {chapter} under node:\n{proc.stderr[-3000:]}")
-            names |= set(json.loads((job / "result.json").read_text()))
-    return names
+            runs.append((set(json.loads((job / "result.json").read_text())), proc.stderr))
+    return runs
+
+
+def trace(site: Path, chapters: list[str]) -> set[str]:
+    """Every module imported from site-packages or the standard library when the lab opens on
+    each of `chapters`, in the site's own Pyodide."""
+    return set().union(*(names for names, _ in _open_lab(site, chapters)))
+
+
+class Import(NamedTuple):
+    """One line of `python -X importtime`: microseconds in the module's own code and with its
+    imports, and how deep it was imported (0: by the code that was run)."""
+    self_us: int
+    cumulative_us: int
+    depth: int
+    name: str
+    importers: tuple[str, ...]          # who imported it, nearest first, up to depth 0
+
+
+IMPORTTIME = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)\s*$")
+
+
+def parse_importtime(text: str) -> list[Import]:
+    """The imports `-X importtime` reports in `text`, in its order (a module after those it
+    imported; each nesting level indents the name by two spaces)."""
+    rows = [(int(m[1]), int(m[2]), len(m[3]) // 2, m[4])
+            for m in map(IMPORTTIME.match, text.splitlines()) if m]
+    out = []
+    for i, (self_us, cum, depth, name) in enumerate(rows):
+        importers, level = [], depth
+        for _, _, d, n in rows[i + 1:]:
+            if level == 0:
+                break
+            if d < level:
+                importers.append(n)
+                level = d
+        out.append(Import(self_us, cum, depth, name, tuple(importers)))
+    return out
+
+
+def profile(site: Path, chapter: str) -> list[Import]:
+    """The imports of the lab's start on `chapter`, timed, in the site's own Pyodide under node."""
+    [(_, stderr)] = _open_lab(site, [chapter], profile=True)
+    return parse_importtime(stderr)
+
+
+def profile_table(imports: list[Import], top: int = 30) -> str:
+    """The `top` imports by cumulative and by own time, with the chain that imported each."""
+    total = sum(i.cumulative_us for i in imports if i.depth == 0)
+    lines = [f"{len(imports)} imports, {total / 1e6:.2f} s at the top level (importtime's own overhead included)",
+             "", f"{'cum ms':>7} {'self ms':>7}  module <- imported by"]
+    for key in ("cumulative_us", "self_us"):
+        for i in sorted(imports, key=lambda i: -getattr(i, key))[:top]:
+            lines.append(f"{i.cumulative_us / 1e3:7.0f} {i.self_us / 1e3:7.0f}  "
+                         + " <- ".join((i.name, *i.importers)))
+        lines.append("")
+    return "\n".join(lines)
 
 
 def read_imported(path: Path = IMPORTED_FILE) -> frozenset[str]:
@@ -92,7 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--site", type=Path, default=Path(__file__).resolve().parents[1] / "site")
     ap.add_argument("--chapters", nargs="*", default=None, help="default: every chapter")
+    ap.add_argument("--profile", metavar="CHAPTER", help="print where opening CHAPTER spends its imports' time")
+    ap.add_argument("--top", type=int, default=30, help="rows of each --profile table")
     args = ap.parse_args(argv)
+    if args.profile is not None:
+        print(profile_table(profile(args.site, args.profile), args.top))
+        return 0
     names = trace(args.site, args.chapters or content.chapter_ids())
     IMPORTED_FILE.write_text(HEADER + "".join(f"{n}\n" for n in sorted(names)), encoding="utf-8")
     print(f"{len(names)} modules -> {IMPORTED_FILE}")

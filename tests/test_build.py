@@ -1069,6 +1069,42 @@ def test_every_module_the_lab_imports_ships_as_bytecode():
     assert any(n.endswith(".py") for n in shipped.values())            # (what the lab never imports)
 
 
+
+IMPORTTIME_SAMPLE = """\
+import time: self [us] | cumulative | imported package
+import time:       120 |        120 |     c
+import time:        30 |        150 |   b
+import time:        40 |         40 |   d
+import time:        10 |        200 | a
+noise that is not an import line
+import time:         5 |          5 | e
+"""
+
+
+def test_parse_importtime_names_each_import_and_who_imported_it():
+    from buildtools.trace_imports import parse_importtime
+    rows = {r.name: r for r in parse_importtime(IMPORTTIME_SAMPLE)}
+    assert list(rows) == ["c", "b", "d", "a", "e"]
+    assert (rows["c"].self_us, rows["c"].cumulative_us, rows["c"].depth) == (120, 120, 2)
+    assert rows["c"].importers == ("b", "a")
+    assert rows["d"].importers == ("a",) and rows["a"].importers == () and rows["e"].depth == 0
+
+
+@built
+@needs_pyodide
+def test_the_import_profile_times_the_labs_start_in_its_own_pyodide():
+    """`python -m buildtools.trace_imports --profile 7`: every import of the lab's start, timed
+    in the site's Pyodide, panel's cost containing its subpackages' and each chain ending at the top."""
+    from buildtools.trace_imports import profile, profile_table
+    rows = profile(SITE, "7")
+    by_name = {}
+    for r in rows:
+        by_name.setdefault(r.name, r)
+    assert len(rows) > 500 and {"panel", "bokeh.models", "gleam.chargru"} <= set(by_name)
+    assert by_name["panel"].cumulative_us >= by_name["panel.layout"].cumulative_us > 0
+    assert all(r.depth == 0 or len(r.importers) == r.depth for r in rows)
+    assert "panel.layout <- panel" in profile_table(rows, 5)
+
 LAZY_CHECK = """
 import importlib, json, sys
 import panel
