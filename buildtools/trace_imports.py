@@ -109,17 +109,11 @@ def parse_importtime(text: str) -> list[Import]:
     imported; each nesting level indents the name by two spaces)."""
     rows = [(int(m[1]), int(m[2]), len(m[3]) // 2, m[4])
             for m in map(IMPORTTIME.match, text.splitlines()) if m]
-    out = []
-    for i, (self_us, cum, depth, name) in enumerate(rows):
-        importers, level = [], depth
-        for _, _, d, n in rows[i + 1:]:
-            if level == 0:
-                break
-            if d < level:
-                importers.append(n)
-                level = d
-        out.append(Import(self_us, cum, depth, name, tuple(importers)))
-    return out
+    out, above = [], []                 # above[d]: the nearest later import at depth d
+    for self_us, cum, depth, name in reversed(rows):
+        out.append(Import(self_us, cum, depth, name, tuple(reversed(above[:depth]))))
+        above[depth:] = [name]
+    return out[::-1]
 
 
 def profile(site: Path, chapter: str) -> list[Import]:
