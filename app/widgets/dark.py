@@ -207,6 +207,15 @@ def _roles(cls):
     return roles
 
 
+def _explicit_colours(model):
+    """The colour properties of a Bokeh model set explicitly (or by a document theme), with their
+    values: what `model.properties_with_values(include_defaults=False)` gives for them, without
+    reading the default of every other property (most of a first render's recolouring)."""
+    themed = model.themed_values() or {}
+    return {name: model.lookup(name).get_value(model) for name in (*model._property_values, *themed)
+            if name.endswith("color")}
+
+
 def recolour(models, palette, originals, mapper):
     """Colour Bokeh `models` (a figure's references) in `palette`: chrome by role, every other
     colour that is a light palette colour (as first built, kept in `originals`: model id ->
@@ -215,7 +224,7 @@ def recolour(models, palette, originals, mapper):
     for model in models:
         first = originals.setdefault(model.id, {})
         roles = _roles(type(model))
-        explicit = model.properties_with_values(include_defaults=False)
+        explicit = _explicit_colours(model)
         if ("text_color" in model.properties() and "text_color" not in roles      # text left at Bokeh's grey
                 and first.setdefault("text_color", explicit.get("text_color", _DEFAULT)) is _DEFAULT):
             roles["text_color"] = "text"
@@ -268,18 +277,21 @@ class Theming:
         self._apply_all()
 
     def _apply_all(self):
-        self.apply(self.lab.__panel__())
-        for cid in self.lab.built_chapters():
-            self.apply(self.lab.view(cid).__panel__())
+        self.apply(self.lab.__panel__(), *(self.lab.view(cid).__panel__() for cid in self.lab.built_chapters()))
 
     @property
     def theme(self):
         return "dark" if self.palette is PALETTES["dark"] else "light"
 
-    def apply(self, layout):
-        """Style the widgets of a layout (once) and colour its figures in the palette on screen."""
+    def apply(self, *layouts):
+        """Style the widgets of layouts (once) and colour their figures in the palette on screen
+        (each once, where one layout holds another: the lab's holds the chapter on screen)."""
+        seen = set()
         with unlocked():
-            for obj in layout.select():
+            for obj in (obj for layout in layouts for obj in layout.select()):
+                if id(obj) in seen:
+                    continue
+                seen.add(id(obj))
                 if isinstance(obj, pn.pane.Bokeh):
                     if obj.object is not None:
                         recolour(obj.object.references(), self.palette, self._originals, self._mapper)

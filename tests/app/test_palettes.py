@@ -133,6 +133,31 @@ def test_every_chapters_figures_follow_the_theme(cid):
     lab.__panel__().get_root(Document())          # still renders
 
 
+def test_the_explicit_colours_are_those_bokeh_reports_of_every_figure():
+    """recolour's fast read of a model's set colours agrees with Bokeh's own
+    properties_with_values, also under a document theme (themed values count as set)."""
+    from bokeh.themes import Theme
+    lab, checked = Lab(chapter="0"), 0
+    for cid in chapters.chapter_ids():
+        lab.view(cid)
+    for themed in (False, True):
+        for cid in chapters.chapter_ids():
+            for pane in lab.view(cid).__panel__().select(pn.pane.Bokeh):
+                doc = None
+                if themed and pane.object is not None:
+                    doc = Document(theme=Theme(json={"attrs": {"Grid": {"band_fill_color": "#123456"},
+                                                               "Title": {"background_fill_color": "#654321"}}}))
+                    doc.add_root(pane.object)
+                for model in pane.object.references() if pane.object is not None else ():
+                    bokeh = {k: v for k, v in model.properties_with_values(include_defaults=False).items()
+                             if k.endswith("color")}
+                    assert dark._explicit_colours(model) == bokeh, (cid, model)
+                    checked += 1
+                if doc is not None:
+                    doc.remove_root(pane.object)
+    assert checked > 1000
+
+
 def test_a_chapter_built_later_is_themed_before_it_is_shown():
     lab = Lab(chapter="0")
     lab.theme.state.value = "dark"
