@@ -28,7 +28,8 @@ from . import boot, csp, pins, unpack
 from .boot import sub_once
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .fetch import BuildError
-from .worker_prelude import LIGHT_MODEL_HOOK, WORKER_PRELUDE  # noqa: F401  (the hook: also the tests')
+from .worker_prelude import (  # noqa: F401  (the hooks: also the tests')
+    GC_AFTER_RENDER, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, WORKER_PRELUDE)
 
 PANEL_CDN_ROOT = "./panel-cdn/"
 PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels
@@ -182,6 +183,10 @@ def rewrite_send_queue(html: str) -> str:
     return sub_once(SEND_QUEUE_RE, lambda m: ORDERED_SEND_QUEUE, html, "the page's send_change queue", flags=re.S)
 
 
+# The worker's message with the first document: garbage collection resumes right after it.
+RENDER_POSTED_RE = r"self\.postMessage\(\{\s*type: 'render',[^}]*\}\)"
+
+
 def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
     """`lock`: the site's pyodide-lock.json. Pyodide loads the compiled packages the worker
     installs; it unpacks their pure-Python closure itself (buildtools.unpack)."""
@@ -205,6 +210,8 @@ def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_
     )
     js = sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
     js = sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")
+    js = sub_once(RENDER_POSTED_RE, lambda m: m.group(0) + GC_AFTER_RENDER, js, "the worker's render message",
+                  flags=re.S)
     # A failure before Panel's own try (loading Python or a package) would leave the page waiting
     # forever: report it as a status, which the page names (buildtools.boot).
     return sub_once(r"\nstartApplication\(\)\s*$", lambda m: STARTUP_CATCH, js, "startApplication()")

@@ -12,12 +12,32 @@ _Model.__init_subclass__ = classmethod(_init_subclass)
 del _Model, _init_subclass
 """
 
+# Bokeh checks every callback's signature as it is connected (inspect.signature): Panel connects
+# ~350 to render one chapter, ~0.1 s of a start in the worker. Bokeh's own setting turns the check
+# (and the close-match hints of a misspelt attribute's error) off; read at each call, so set first.
+NO_DIAGNOSTICS = """
+import os
+os.environ.setdefault("BOKEH_PERFORM_ERROR_DIAGNOSTICS", "false")
+"""
+
+# The cyclic garbage collector runs ~200 times while the lab starts (imports, then the first
+# chapter's Panel and Bokeh objects, nearly all of which live on), ~0.2 s of the worker's start.
+# It is off until the first document is posted to the page; then one collection runs in the worker
+# while the page renders that document (GC_AFTER_RENDER, after the worker's `render` message).
+NO_GC_AT_START = """
+import gc
+gc.disable()
+"""
+GC_AFTER_RENDER = """
+    self.pyodide.runPython("import gc; gc.enable(); gc.collect()")"""
+
 WORKER_PRELUDE = '''
   // Panel 1.9.4 expects Pyodide 0.29's pyodide.ffi.jsnull; on 0.27 JS null already
   // converts to None. Without this every widget change fails with an AttributeError.
-  // Then Bokeh's lighter model-class hook (buildtools/worker_prelude.py).
+  // Then no garbage collection until the first render, Bokeh's lighter model-class hook and no
+  // error diagnostics (buildtools/worker_prelude.py).
   self.pyodide.runPython(`
 import pyodide.ffi
 if not hasattr(pyodide.ffi, "jsnull"):
     pyodide.ffi.jsnull = None
-''' + LIGHT_MODEL_HOOK + '''`);'''
+''' + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK + '''`);'''

@@ -24,7 +24,8 @@ import pytest
 
 from buildtools import bytecode, pins
 from buildtools.convert import (
-    LIGHT_MODEL_HOOK, PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
+    GC_AFTER_RENDER, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, PYODIDE_DIR, add_deep_links, convert,
+    page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
 from buildtools.lazy_imports import LAZY, lazify
@@ -306,6 +307,11 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert js2.index("loadPyodide({") < js2.index("glUnzip(new Uint8Array(await wheel)") < js2.index("pyodide.ffi.jsnull")
     assert js2.index("loadPyodide({") < js2.index("pyodide.ffi.jsnull = None") < js2.index("Executing code")
     assert js2.index("loadPyodide({") < js2.index(LIGHT_MODEL_HOOK) < js2.index("Executing code")
+    assert js2.index("loadPyodide({") < js2.index(NO_DIAGNOSTICS) < js2.index("Executing code")
+    # no garbage collection from before the first import until the first document is posted
+    assert js2.index("loadPyodide({") < js2.index(NO_GC_AT_START) < js2.index(LIGHT_MODEL_HOOK)
+    assert js2.count("gc.enable()") == 1
+    assert js2.index("type: 'render'") < js2.index(GC_AFTER_RENDER) < js2.index("} catch(e)")
 
 
 def test_the_light_model_hook_keeps_what_bokeh_models_need():
@@ -332,6 +338,30 @@ print(len(json.dumps(doc.to_json(), default=str)))
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout) > 1000
+
+
+def test_the_worker_skips_bokehs_callback_signature_checks():
+    """NO_DIAGNOSTICS turns off Bokeh's check of each connected callback's signature, which
+    rejects a callback of the wrong arity; callbacks of the right one still run. Run in fresh
+    interpreters, with and without it."""
+    check = """
+from bokeh.models import Slider
+s = Slider(start=0, end=1, value=0.5)
+seen = []
+s.on_change("value", lambda attr, old, new: seen.append(new))
+s.value = 0.25
+assert seen == [0.25], seen
+try:
+    s.on_change("value", lambda only_one: None)
+    print("accepted")
+except ValueError:
+    print("refused")
+"""
+    env = {k: v for k, v in os.environ.items() if k != "BOKEH_PERFORM_ERROR_DIAGNOSTICS"}
+    runs = [subprocess.run([sys.executable, "-c", prelude + check], capture_output=True, text=True, env=env)
+            for prelude in ("", NO_DIAGNOSTICS)]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    assert [r.stdout.strip() for r in runs] == ["refused", "accepted"]
 
 
 def test_worker_queues_incoming_patches_in_order(converted):
