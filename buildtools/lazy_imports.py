@@ -10,7 +10,8 @@ package.
 
 Only modules that nothing else of Panel imports at start are listed (the others would be
 imported anyway: panel.param imports the tables and the file selector, Bokeh's pane the image
-and ipywidget panes, the template base the HoloViews and Plotly panes). A pane that is not yet
+and ipywidget panes, the HoloViews pane the Plotly one). The templates are among them: the lab
+names none (no `pn.config.template`), and leaving them out of the start saves ~15 modules. A pane that is not yet
 imported is also not a candidate of `pn.panel(obj)`; the lab names its panes (HTML, Bokeh).
 Every rewrite must find exactly the imports it expects: a Panel upgrade that moves them stops
 the build (and tests/test_build.py imports every lazy name in the site's Pyodide).
@@ -23,7 +24,7 @@ from .fetch import BuildError
 
 # file -> {module: None (every name it gives) or the names of it to import lazily}
 LAZY = {
-    "panel/__init__.py": {"chat": None, "pipeline": None,
+    "panel/__init__.py": {"chat": None, "pipeline": None, "template": None,
                           "layout": {"Feed", "FloatPanel", "GridStack", "Modal", "Swipe"}},
     "panel/layout/__init__.py": dict.fromkeys(["feed", "float", "gridstack", "modal", "swipe"]),
     "panel/pane/__init__.py": dict.fromkeys(["alert", "deckgl", "echarts", "equation", "media", "perspective",
