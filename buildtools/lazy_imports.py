@@ -1,4 +1,5 @@
-"""Panel's packages, as the browser gets them, import what the lab never uses only when it is used.
+"""Panel's packages, as the browser gets them, import what the lab never uses only when it is used
+(and Bokeh's, PyYAML: see LAZY_YAML at the end).
 
 `import panel` imports every pane, widget, layout and the chat components: in the worker that is
 ~40% of the Python run before the first render. Here the `__init__.py` of panel, panel.pane,
@@ -99,3 +100,29 @@ def rewrite(name: str, data: bytes) -> bytes:
     if name not in LAZY:
         return data
     return lazify(data.decode("utf-8"), LAZY[name], name).encode("utf-8")
+
+
+# Bokeh imports PyYAML as it starts (bokeh.settings, bokeh.themes.theme: ~60 ms in the worker) only
+# to read a bokeh.yaml config or a theme file, which the lab never does. In the site's Bokeh their
+# `import yaml` gives a stand-in that imports PyYAML on first use of any of its names.
+LAZY_YAML = ("bokeh/settings.py", "bokeh/themes/theme.py")
+YAML_IMPORT = "\nimport yaml\n"
+YAML_STAND_IN = """
+class _GlLazyYaml:  # Added by the lab's build (buildtools/lazy_imports.py): PyYAML on first use.
+    def __getattr__(self, name):
+        import yaml as module
+        return getattr(module, name)
+
+
+yaml = _GlLazyYaml()
+"""
+
+
+def rewrite_bokeh(name: str, data: bytes) -> bytes:
+    """A member of the Bokeh wheel, its PyYAML import made lazy if LAZY_YAML names it."""
+    if name not in LAZY_YAML:
+        return data
+    source = data.decode("utf-8")
+    if source.count(YAML_IMPORT) != 1:
+        raise BuildError(f"{name}: expected one top-level `import yaml`; Bokeh's imports changed?")
+    return source.replace(YAML_IMPORT, "\n" + YAML_STAND_IN, 1).encode("utf-8")

@@ -153,9 +153,10 @@ def _numpy_rule(name: str) -> str:
 
 
 SLIM_RULES = {"panel": _panel_rule, "bokeh": _bokeh_rule, "numpy": _numpy_rule}
-# What a kept file becomes: Panel's package __init__ files import what the lab never uses lazily.
-SLIM_REWRITES = {"panel": lazy_imports.rewrite}
-SLIM_RECIPE = "6"  # part of the slimmed copies' cache path: bump when a rule changes
+# What a kept file becomes: Panel's package __init__ files, and Bokeh's PyYAML imports, import
+# what the lab never uses lazily.
+SLIM_REWRITES = {"panel": lazy_imports.rewrite, "bokeh": lazy_imports.rewrite_bokeh}
+SLIM_RECIPE = "7"  # part of the slimmed copies' cache path: bump when a rule changes
 
 
 def slim_wheel(src: Path, dest_dir: Path) -> Path:

@@ -28,7 +28,7 @@ from buildtools.convert import (
     page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
-from buildtools.lazy_imports import LAZY, lazify
+from buildtools.lazy_imports import LAZY, LAZY_YAML, lazify
 from buildtools.lock import build_lock, verify_lock
 from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control, make_server
 from buildtools.verify import check_documents, doc_models, scan_site, scan_text
@@ -228,6 +228,31 @@ def test_slimmed_panel_gets_the_lazy_package_inits(tmp_path):
     bad = make_wheel(tmp_path / "bad", "panel", "1.9.4", files={"panel/widgets/__init__.py": "x = 1\n"})
     with pytest.raises(BuildError, match="Panel's imports changed"):
         slim_wheel(bad, tmp_path / "slim-bad")
+
+
+def test_slimmed_bokeh_imports_pyyaml_on_first_use(tmp_path):
+    """Bokeh's settings and theme modules come out of slimming with a stand-in for PyYAML that
+    imports it when first used (run in a fresh interpreter); a Bokeh without the expected
+    `import yaml` stops the build."""
+    module = "import os\n\nimport yaml\n\n\ndef load(text):\n    return yaml.load(text, Loader=yaml.SafeLoader)\n"
+    files = {name: module for name in LAZY_YAML} | {"bokeh/__init__.py": "", "bokeh/other.py": module}
+    with zipfile.ZipFile(slim_wheel(make_wheel(tmp_path, "bokeh", "3.9.2", files=files), tmp_path / "slim")) as z:
+        out = {name: z.read(name).decode() for name in files}
+    assert out["bokeh/other.py"] == module and out["bokeh/__init__.py"] == ""
+    for name in LAZY_YAML:
+        assert "\nimport yaml\n" not in out[name] and "_GlLazyYaml" in out[name]
+        check = out[name] + """
+import sys
+assert "yaml" not in sys.modules
+assert load("a: [1, 2]") == {"a": [1, 2]} and "yaml" in sys.modules
+print("ok")
+"""
+        run = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+        assert run.stdout.strip() == "ok", run.stderr
+    bad = {**files, LAZY_YAML[0]: "from yaml import safe_load\n"}
+    (tmp_path / "bad").mkdir()
+    with pytest.raises(BuildError, match="Bokeh's imports changed"):
+        slim_wheel(make_wheel(tmp_path / "bad", "bokeh", "3.9.2", files=bad), tmp_path / "slim-bad")
 
 
 def test_slimmed_bokeh_and_numpy_keep_what_runs(tmp_path):
@@ -996,7 +1021,9 @@ def test_built_site_ships_its_pure_wheels_as_312_bytecode():
             if entry["name"] == pins.PROJECT_NAME:
                 assert set(sources) <= set(bytecode.KEEP_SOURCE), sources
             pycs = [n for n in names if n.endswith(".pyc")]
-            assert pycs and all(z.read(n)[:4] == bytecode.MAGIC_312 for n in pycs), entry["file_name"]
+            # (PyYAML's modules are imported only when used: buildtools.lazy_imports.LAZY_YAML)
+            assert pycs or entry["name"] == "PyYAML", entry["file_name"]
+            assert all(z.read(n)[:4] == bytecode.MAGIC_312 for n in pycs), entry["file_name"]
             assert not any("__pycache__/" in n for n in names)
             assert_record_consistent(z)
     assert kept == set(bytecode.KEEP_SOURCE)
@@ -1142,7 +1169,13 @@ lazy = json.loads(LAZY_JSON)
 early = sorted(m for m in sys.modules if m in lazy["modules"])
 resolved = {p: sorted(n for n in names if getattr(importlib.import_module(p), n, None) is not None)
             for p, names in lazy["names"].items()}
-print(json.dumps({"early": early, "resolved": resolved}))
+yaml_early = "yaml" in sys.modules
+from bokeh.themes import Theme
+import bokeh.settings
+open("/tmp/gl-theme.yaml", "w").write("attrs:\\n  Plot:\\n    width: 123\\n")
+themed = Theme(filename="/tmp/gl-theme.yaml")._json["attrs"]["Plot"]["width"]
+print(json.dumps({"early": early, "resolved": resolved, "yaml_early": yaml_early,
+                  "yaml": bokeh.settings.yaml.safe_load("a: 1"), "themed": themed}))
 """
 
 
@@ -1172,7 +1205,8 @@ def lazy_expectations():
 @built
 def test_built_site_imports_panel_lazily_and_every_lazy_name_resolves():
     """In the site's own Pyodide (under node), `import panel` imports none of the modules
-    buildtools.lazy_imports makes lazy, and each name they give resolves (importing them) when asked for."""
+    buildtools.lazy_imports makes lazy, and each name they give resolves (importing them) when asked for;
+    nor PyYAML, which Bokeh's settings then import when used."""
     if shutil.which("node") is None:
         pytest.fail("node is needed to run the site's Pyodide")
     modules, names = lazy_expectations()
@@ -1187,7 +1221,7 @@ def test_built_site_imports_panel_lazily_and_every_lazy_name_resolves():
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, re.findall(r"\w*Error: [^\n]{0,300}", out.stderr)
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result == {"early": [], "resolved": names}
+    assert result == {"early": [], "resolved": names, "yaml_early": False, "yaml": {"a": 1}, "themed": 123}
 
 
 def test_a_sourceless_top_level_module_is_still_an_import_of_its_wheel(tmp_path):
