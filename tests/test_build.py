@@ -24,8 +24,8 @@ import pytest
 
 from buildtools import bytecode, pins
 from buildtools.convert import (
-    GC_AFTER_RENDER, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, PYODIDE_DIR, add_deep_links, convert,
-    page_name, rewrite_html, rewrite_worker, run_panel_convert,
+    FAST_SERIALIZE, GC_AFTER_RENDER, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, PYODIDE_DIR, add_deep_links,
+    convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
 from buildtools.lazy_imports import LAZY, LAZY_YAML, lazify
@@ -333,6 +333,7 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert js2.index("loadPyodide({") < js2.index("pyodide.ffi.jsnull = None") < js2.index("Executing code")
     assert js2.index("loadPyodide({") < js2.index(LIGHT_MODEL_HOOK) < js2.index("Executing code")
     assert js2.index("loadPyodide({") < js2.index(NO_DIAGNOSTICS) < js2.index("Executing code")
+    assert js2.index(LIGHT_MODEL_HOOK) < js2.index(FAST_SERIALIZE) < js2.index("Executing code")
     # no garbage collection from before the first import until the first document is posted
     assert js2.index("loadPyodide({") < js2.index(NO_GC_AT_START) < js2.index(LIGHT_MODEL_HOOK)
     assert js2.count("gc.enable()") == 1
@@ -363,6 +364,50 @@ print(len(json.dumps(doc.to_json(), default=str)))
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout) > 1000
+
+
+def test_the_workers_serialization_keeps_what_bokehs_own_keeps():
+    """FAST_SERIALIZE's properties_with_values(include_defaults=False) gives what Bokeh's own
+    gives (called after it, on the same state) for every model of every chapter's document, in
+    both themes and under a document theme; the documents still turn into JSON. Run in a fresh
+    interpreter with the patch."""
+    check = FAST_SERIALIZE + """
+import json
+from bokeh.core.has_props import HasProps
+from bokeh.document import Document
+from bokeh.themes import Theme
+from app import chapters
+from app.lab import Lab
+bokehs = HasProps.query_properties_with_values.__kwdefaults__["_all"]
+assert bokehs.__module__ == "bokeh.core.has_props" and bokehs is not HasProps.query_properties_with_values
+serialized = lambda p: p.serialized
+checked = themed_models = 0
+for cid in chapters.chapter_ids():
+    lab = Lab(chapter=cid)
+    for shown in ("light", "dark"):
+        lab.theme.state.value = shown
+        theme = Theme(json={"attrs": {"Grid": {"band_fill_color": "#123456"}, "Title": {"text_font_size": "9px"}}})
+        for themed in (False, True):
+            doc = Document()
+            root = lab.__panel__().get_root(doc)
+            doc.add_root(root)
+            if themed:
+                doc.theme = theme
+                themed_models += sum(bool(m.themed_values()) for m in doc.models)
+            for model in doc.models:
+                fast = model.properties_with_values(include_defaults=False)
+                assert fast == bokehs(model, serialized, include_defaults=False), (cid, model)
+                assert model.properties_with_values() == bokehs(model, serialized)
+                checked += 1
+            assert len(json.dumps(doc.to_json(), default=str)) > 1000
+            lab.__panel__()._cleanup(root)
+assert themed_models > 10, themed_models
+print(checked)
+"""
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=root, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert int(run.stdout.strip().splitlines()[-1]) > 10_000
 
 
 def test_the_worker_skips_bokehs_callback_signature_checks():
