@@ -208,9 +208,8 @@ def _roles(cls):
 
 
 def _explicit_colours(model):
-    """The colour properties of a Bokeh model set explicitly (or by a document theme), with their
-    values: what `model.properties_with_values(include_defaults=False)` gives for them, without
-    reading the default of every other property (most of a first render's recolouring)."""
+    """A Bokeh model's colours set on it or by a document theme: properties_with_values(
+    include_defaults=False)'s, without reading every other property's default first."""
     themed = model.themed_values() or {}
     return {name: model.lookup(name).get_value(model) for name in (*model._property_values, *themed)
             if name.endswith("color")}
@@ -286,15 +285,11 @@ class Theming:
     def apply(self, *layouts):
         """Style the widgets of layouts (once) and colour their figures in the palette on screen
         (each once, where one layout holds another: the lab's holds the chapter on screen)."""
-        seen = set()
+        objects = {id(obj): obj for layout in layouts for obj in layout.select()}
         with unlocked():
-            for obj in (obj for layout in layouts for obj in layout.select()):
-                if id(obj) in seen:
-                    continue
-                seen.add(id(obj))
-                if isinstance(obj, pn.pane.Bokeh):
-                    if obj.object is not None:
-                        recolour(obj.object.references(), self.palette, self._originals, self._mapper)
+            for obj in objects.values():
+                if isinstance(obj, pn.pane.Bokeh) and obj.object is not None:
+                    recolour(obj.object.references(), self.palette, self._originals, self._mapper)
                 elif isinstance(obj, pn.widgets.WidgetBase) and WIDGET_CSS not in obj.stylesheets:
                     obj.stylesheets = [*obj.stylesheets, WIDGET_CSS]
 
