@@ -29,7 +29,8 @@ from .boot import sub_once
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .fetch import BuildError
 from .worker_prelude import (  # noqa: F401  (the hooks: also the tests')
-    FAST_SERIALIZE, GC_AFTER_RENDER, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, WORKER_PRELUDE)
+    FAST_SERIALIZE, GC_AFTER_RENDER, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, RENDER_POSTED_RE,
+    WORKER_PRELUDE)
 
 PANEL_CDN_ROOT = "./panel-cdn/"
 PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels
@@ -181,10 +182,6 @@ ORDERED_SEND_QUEUE = """} else if (pyodideWorker.busy) {
 
 def rewrite_send_queue(html: str) -> str:
     return sub_once(SEND_QUEUE_RE, lambda m: ORDERED_SEND_QUEUE, html, "the page's send_change queue", flags=re.S)
-
-
-# The worker's message with the first document: garbage collection resumes right after it.
-RENDER_POSTED_RE = r"self\.postMessage\(\{\s*type: 'render',[^}]*\}\)"
 
 
 def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:

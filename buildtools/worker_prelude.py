@@ -30,6 +30,8 @@ gc.disable()
 """
 GC_AFTER_RENDER = """
     self.pyodide.runPython("import gc; gc.enable(); gc.collect()")"""
+# (the worker's message with the first document, which GC_AFTER_RENDER follows)
+RENDER_POSTED_RE = r"self\.postMessage\(\{\s*type: 'render',[^}]*\}\)"
 
 # Bokeh serializes a model with the properties set on it (properties_with_values(include_defaults=
 # False)), but computes the value of every property first, defaults included, before dropping those
