@@ -12,8 +12,9 @@ package.
 Only modules that nothing else of Panel imports at start are listed (the others would be
 imported anyway: panel.param imports the tables and the file selector, Bokeh's pane the image
 and ipywidget panes, the HoloViews pane the Plotly one). The templates are among them: the lab
-names none (no `pn.config.template`), and leaving them out of the start saves ~15 modules. A pane that is not yet
-imported is also not a candidate of `pn.panel(obj)`; the lab names its panes (HTML, Bokeh).
+names none (no `pn.config.template`), and leaving them out of the start saves ~15 modules. A
+pane that is not yet imported is also not a candidate of `pn.panel(obj)`; the lab names its
+panes (HTML, Bokeh).
 Every rewrite must find exactly the imports it expects: a Panel upgrade that moves them stops
 the build (and tests/test_build.py imports every lazy name in the site's Pyodide).
 """

@@ -381,12 +381,12 @@ from app.lab import Lab
 bokehs = HasProps.query_properties_with_values.__kwdefaults__["_all"]
 assert bokehs.__module__ == "bokeh.core.has_props" and bokehs is not HasProps.query_properties_with_values
 serialized = lambda p: p.serialized
+theme = Theme(json={"attrs": {"Grid": {"band_fill_color": "#123456"}, "Title": {"text_font_size": "9px"}}})
 checked = themed_models = 0
 for cid in chapters.chapter_ids():
     lab = Lab(chapter=cid)
     for shown in ("light", "dark"):
         lab.theme.state.value = shown
-        theme = Theme(json={"attrs": {"Grid": {"band_fill_color": "#123456"}, "Title": {"text_font_size": "9px"}}})
         for themed in (False, True):
             doc = Document()
             root = lab.__panel__().get_root(doc)
@@ -1171,7 +1171,6 @@ def test_every_module_the_lab_imports_ships_as_bytecode():
     assert any(n.endswith(".py") for n in shipped.values())            # (what the lab never imports)
 
 
-
 IMPORTTIME_SAMPLE = """\
 import time: self [us] | cumulative | imported package
 import time:       120 |        120 |     c
@@ -1206,6 +1205,7 @@ def test_the_import_profile_times_the_labs_start_in_its_own_pyodide():
     assert by_name["panel"].cumulative_us >= by_name["panel.layout"].cumulative_us > 0
     assert all(r.depth == 0 or len(r.importers) == r.depth for r in rows)
     assert "panel.layout <- panel" in profile_table(rows, 5)
+
 
 LAZY_CHECK = """
 import importlib, json, sys
