@@ -237,7 +237,10 @@ def apply(html: str, article: str = "", head: str = "") -> str:
     html = sub_once(r'<script type="text/javascript">\s*Bokeh\.set_log_level\("info"\);\s*</script>',
                     lambda m: "<script>\n  glBoot.whenBokeh(function () { Bokeh.set_log_level(\"info\"); });\n"
                               f"  glBoot.load({json.dumps(urls)});\n</script>", html, "Bokeh.set_log_level")
-    html = sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + head_html(head), html, "<meta charset>")
+    # after the deep-link script if the page has one (buildtools/deeplinks.py): it starts the worker,
+    # which must not wait for a stylesheet of `head`
+    html = sub_once(r'<meta charset="utf-8">(\n<script>\n  // Added by build\.py: this page pre-renders chapter .*?</script>)?',
+                    lambda m: m.group(0) + "\n" + head_html(head), html, "<meta charset>", flags=re.S)
     html = sub_once(r'<body class="pn-loading[^"]*">', lambda m: m.group(0) + "\n" + body_html(article), html, "<body>")
     html = sub_once(r'if \(document\.readyState != "loading"\) fn\(\);\s*'
                     r'else document\.addEventListener\("DOMContentLoaded", fn, \{once: true\}\);',
@@ -246,7 +249,7 @@ def apply(html: str, article: str = "", head: str = "") -> str:
                     lambda m: "root.Bokeh.embed.embed_items(docs_json, render_items)"
                               ".then(function () { requestAnimationFrame(glBoot.prerendered); });",
                     html, "the pre-rendered view's embed_items")
-    html = sub_once(r'(const pyodideWorker = new Worker\([^\n]*\n)',
+    html = sub_once(r'(const pyodideWorker = (?:new Worker\(|glPage\.takeWorker\(\))[^\n]*\n)',
                     lambda m: m.group(1) + "      glBoot.watch(pyodideWorker)\n", html, "new Worker(...)")
     return sub_once(r"\} else if \(msg\.type === 'render'\) \{\n",
                     lambda m: m.group(0) + "          await glBoot.bokeh\n", html, "the worker's render message")

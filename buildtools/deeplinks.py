@@ -1,7 +1,7 @@
 """A page per chapter that knows which chapter it is: the scripts first in each page's <head>.
 
 DEEP_LINK_SCRIPT sends `?chapter=<other>` to that chapter's page before anything loads and starts
-the worker with the page's chapter; EMBED_SCRIPT hides in the pre-rendered page what an embed
+the worker with the page's chapter, before the page's body is parsed; EMBED_SCRIPT hides in the pre-rendered page what an embed
 leaves out; the dark theme's snippet (app.widgets.dark.head_html) colours the page before its
 first paint.
 """
@@ -20,18 +20,45 @@ from .fetch import BuildError
 # the page by that chapter's page before anything else loads, so what shows while Python starts
 # is always the chapter Python will show. The worker is started as main.js?chapter=<this page's
 # chapter> (plus the page's other query parameters): app.lab reads its first chapter there.
+# It is started here, first in <head>, not where Panel's script would start it (after the article,
+# whose parse and layout take a cold page ~0.2 s): Python starts that much sooner. Panel's script
+# takes it (glPage.takeWorker()) and sets its handlers; what the worker said before then is held
+# and told to them, in order, right after that script (a microtask: before any later message).
 DEEP_LINK_SCRIPT = """<script>
-  // Added by build.py: this page pre-renders chapter {page}.
+  // Added by build.py: this page pre-renders chapter {page}, and starts its Python worker.
   var glPage = (function () {{
     var page = {page}, ids = {ids};
     var query = new URLSearchParams(window.location.search), wanted = query.get("chapter");
-    if (wanted !== page && ids.indexOf(wanted) >= 0) {{
+    var leaving = wanted !== page && ids.indexOf(wanted) >= 0;
+    if (leaving) {{
       window.location.replace("{prefix}" + encodeURIComponent(wanted) + ".html"
                               + window.location.search + window.location.hash);
     }} else {{
       query.set("chapter", page);
     }}
-    return {{chapter: page, workerQuery: "?" + query.toString()}};
+    var workerQuery = "?" + query.toString(), worker = null, held = [];
+    var hold = function (event) {{ held.push(event); }};
+    var start = function () {{
+      worker = new Worker({worker} + workerQuery);
+      worker.addEventListener("message", hold);
+      worker.addEventListener("error", hold);
+    }};
+    if (!leaving) start();
+    return {{
+      chapter: page, workerQuery: workerQuery,
+      takeWorker: function () {{
+        if (worker === null) start();
+        queueMicrotask(function () {{
+          worker.removeEventListener("message", hold);
+          worker.removeEventListener("error", hold);
+          held.splice(0).forEach(function (e) {{
+            worker.dispatchEvent(e.type === "message" ? new MessageEvent("message", {{data: e.data}})
+                                                      : new ErrorEvent("error", {{message: e.message}}));
+          }});
+        }});
+        return worker;
+      }},
+    }};
   }})();
 </script>"""
 # Also first in every page's <head>: an embed (`?embed=1`, or `?embed=widget` with `hide=a,b`)
@@ -76,13 +103,16 @@ def page_name(chapter: str) -> str:
 
 
 def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
-    """Mark `html` as chapter `chapter`'s page: the redirect/worker-query script, the embed
-    script, and the worker started with the chapter in its URL."""
+    """Mark `html` as chapter `chapter`'s page: the redirect script, which starts the worker with
+    the chapter in its URL, the embed script, and Panel's script taking that worker."""
     if chapter not in chapters or any(not re.fullmatch(r"[\w-]+", c) for c in chapters):
         raise BuildError(f"chapter ids must be plain names: {chapter!r} in {chapters}")
-    script = (DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX)
+    workers = re.findall(WORKER_RE, html)
+    if len(workers) != 1:
+        raise BuildError(f"expected one new Worker(...) in the page, found {len(workers)}: Panel's template changed?")
+    script = (DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX,
+                                      worker=json.dumps(f"./{workers[0]}"))
               + "\n" + EMBED_SCRIPT.replace("__PAGE__", json.dumps(chapter)) + "\n" + head_html())
     html = sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
                      "the page's <meta charset> (to put the deep-link script first)")
-    return sub_once(WORKER_RE, lambda m: f'new Worker("./{m.group(1)}" + glPage.workerQuery)', html,
-                     "new Worker(...) in the page")
+    return sub_once(WORKER_RE, lambda m: "glPage.takeWorker()", html, "new Worker(...) in the page")

@@ -460,7 +460,7 @@ chapter = os.environ.get("GLEAM_CHAPTER", "none")
 pn.Column(pn.pane.Markdown(f"toy text of chapter {chapter}"), pn.widgets.FloatSlider(name="k")).servable()
 '''
 TOY_IDS = ["0", "7", "memory"]
-WORKER_LINE = re.compile(r'new Worker\("\./(\w+)\.js" \+ glPage\.workerQuery\)')
+WORKER_LINE = re.compile(r'worker = new Worker\("\./(\w+)\.js" \+ workerQuery\)')
 
 
 def embedded_document(page_html):
@@ -503,6 +503,9 @@ def test_every_page_starts_the_shared_worker_with_its_chapter(toy_site):
         page = (site / page_name(cid)).read_text()
         assert WORKER_LINE.findall(page) == ["toy"]
         assert 'new Worker("./toy.js")' not in page
+        # started by the deep-link script, first in <head>, before any stylesheet; Panel's script takes it
+        assert page.index("new Worker(") < page.index("</head>") < page.index("const pyodideWorker = glPage.takeWorker()")
+        assert not re.search(r"<link[^>]*stylesheet|<style", page[:page.index("new Worker(")])
         assert f"var page = {json.dumps(cid)}, ids = {json.dumps(TOY_IDS)};" in page
         # the deep-link script runs before any other script on the page
         assert page.index("var glPage") < page.index("<script", page.index("var glPage"))

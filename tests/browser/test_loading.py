@@ -126,6 +126,27 @@ def test_a_worker_that_fails_is_named_not_left_spinning(pages, static_site):
     lab.guard.forget_errors()
 
 
+def test_what_the_worker_says_before_the_page_takes_it_reaches_the_page(pages, static_site):
+    """The worker starts first in <head> (buildtools/deeplinks.py), before Panel's script sets its
+    handlers: here the parser waits for a stylesheet, Panel's script has not run, and the worker
+    has already failed and said so. Once the script runs, the page names the failure."""
+    lab = pages.new(static_site)
+    page = lab.page
+    said = []
+    page.on("worker", lambda w: w.on("console", lambda m: said.append(m.type)))
+    css = re.compile(r"/katex\.min\.css$")
+    held = hold(page, css)
+    page.route(LOCK, lambda route: route.fulfill(status=200, body="{ not json"))
+    page.goto(static_site.base + "?chapter=2", wait_until="commit")
+    wait_until(lambda: "error" in said, timeout=BOOT_TIMEOUT, page=page, message="the worker to fail (its console)")
+    assert page.evaluate("() => typeof pyodideWorker") == "undefined"     # Panel's script: not yet run
+    release(page, held, css)
+    boot = page.locator("#gl-boot")
+    wait_until(lambda: "could not start" in boot.text_content(), timeout=BOOT_TIMEOUT, page=page,
+               message="the indicator to say the lab could not start")
+    lab.guard.forget_errors()
+
+
 # ---------------------------------------------------------------- second visits
 @pytest.fixture
 def copied_site(tmp_path):
