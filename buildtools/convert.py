@@ -6,9 +6,9 @@ See buildtools/deeplinks.py for how a page and its worker agree on the chapter, 
 what a page does while Python starts, csp.py for its Content-Security-Policy.
 
 With PANEL_CDN_ROOT=./panel-cdn/ Panel writes its own JS/CSS URLs relative; what is left:
-BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the worker's micropip install (its
-compiled packages named to loadPyodide() instead, its pure-Python ones unpacked by the worker
-itself: buildtools/unpack.py), loadPyodide()'s arguments, and the Python the worker
+BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the worker's micropip install (the
+packages fetched and unpacked by the worker itself instead, numpy too: buildtools/unpack.py;
+only a shared library would be named to loadPyodide()), loadPyodide()'s arguments, and the Python the worker
 runs first (buildtools/worker_prelude.py). Each rewrite must match exactly once: a Panel upgrade that changes its
 templates stops the build instead of leaving an external URL behind.
 """
@@ -125,9 +125,9 @@ QUEUED_PATCH_HANDLER = """if (!self._glPatches) {
     `)"""
 
 
-# Panel's template loads micropip and asks it for the packages once Python is up. Here they are
-# named to loadPyodide() instead, which fetches them from the site's lock while the wasm compiles
-# (micropip, and the round trip through it, are gone): this matches the whole install block.
+# Panel's template loads micropip and asks it for the packages once Python is up. Here the worker
+# fetches them from the site's lock while the wasm compiles and unpacks them itself (micropip, and
+# the round trip through it, are gone): this matches the whole install block.
 INSTALL_BLOCK_RE = (r"\n[ \t]*await self\.pyodide\.loadPackage\(\"micropip\"\);.*?"
                     r"micropip\.install\(\[(.*?)\]\);.*?\}\s*catch\s*\(e\)\s*\{.*?\}\);\s*\}\n")
 
@@ -184,15 +184,19 @@ def rewrite_send_queue(html: str) -> str:
     return sub_once(SEND_QUEUE_RE, lambda m: ORDERED_SEND_QUEUE, html, "the page's send_change queue", flags=re.S)
 
 
-def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_INSTALLS) -> str:
-    """`lock`: the site's pyodide-lock.json. Pyodide loads the compiled packages the worker
-    installs; it unpacks their pure-Python closure itself (buildtools.unpack)."""
+def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_INSTALLS,
+                   wheels: Path | None = None) -> str:
+    """`lock`: the site's pyodide-lock.json. The worker unpacks the wheels of the packages it
+    installs itself (buildtools.unpack), each checked in `wheels` (their folder) if given;
+    Pyodide loads only shared libraries and what links against them."""
     blocks = list(re.finditer(INSTALL_BLOCK_RE, js, flags=re.S))
     if len(blocks) != 1:
         raise BuildError(f"expected one micropip install block in the worker, found {len(blocks)}: "
                          "Panel's template changed?")
     names = install_names(blocks[0].group(1), set(lock["packages"]), installs)
     by_pyodide, by_worker = unpack.split(lock, names)
+    for key in by_worker if wheels else ():
+        unpack.check_stored(wheels / lock["packages"][key]["file_name"])
     js = js[:blocks[0].start()] + "\n" + js[blocks[0].end():]
     js = sub_once(r'importScripts\("[^"]*/pyodide\.js"\);',
                   lambda m: unpack.fetch_js(lock, by_worker, PYODIDE_DIR)
@@ -281,10 +285,7 @@ def convert(app: Path, repo: Path, site: Path, lock: dict, chapters: list[str] |
                  html if chapter is None else add_deep_links(html, chapter, list(chapters))),
                  articles.get(chapter, ""), head))
              for chapter, (html, _) in rewritten.items()}
-    js = rewrite_worker(js, lock)
-    for entry in lock["packages"].values():
-        if unpack.is_pure(entry):
-            unpack.check_stored(site / PYODIDE_DIR / entry["file_name"])
+    js = rewrite_worker(js, lock, wheels=site / PYODIDE_DIR)
 
     front = next(iter(pages))  # the app's first chapter ("0"), or the only page
     (site / "index.html").write_text(pages[front], encoding="utf-8")

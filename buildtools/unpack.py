@@ -1,4 +1,4 @@
-"""The worker unpacks the site's pure-Python wheels itself, in JS, instead of Pyodide's loadPackage.
+"""The worker unpacks the site's wheels itself, in JS, instead of Pyodide's loadPackage.
 
 Pyodide 0.27's loadPackage extracts a wheel with Python's zipfile (`shutil.unpack_archive`),
 file by file: for the lab's ~1,100 pure-Python files that is ~0.38 s of the worker's start under
@@ -7,11 +7,19 @@ are compressed in transit), so each file is a slice of the archive: `glUnzip` re
 central directory and writes every file into the Emscripten filesystem with FS.writeFile, ~0.05 s
 for the same files, byte for byte the same tree.
 
+numpy too: its wheel holds 19 extension modules (7.5 MB of wasm), and loadPackage compiles and
+links every one of them before Python starts, the tests' and those the lab never imports among
+them. Unpacked like the others, each is loaded when Python first imports it (Emscripten's dlopen
+reads it from the filesystem and compiles it there and then, which a worker may do at any size).
+In the browser (6 cold and warm visits of chapter 1) Python was up ~0.4-0.6 s sooner cold and
+~0.3 s sooner warm. Only a shared library (a lock entry whose package_type is not "package"),
+and a compiled package that links against one, is left to Pyodide, which loads those globally.
+
 What changes in the worker (buildtools.convert.rewrite_worker):
-- before `importScripts(pyodide.js)`, it fetches the pure wheels of the packages it installs
-  (their closure in the site's lock), each with the lock's sha256 as subresource integrity, as
-  Pyodide would, so they download while Pyodide's wasm compiles;
-- `loadPyodide` is given only the rest (numpy: compiled, with shared libraries to load);
+- before `importScripts(pyodide.js)`, it fetches the wheels of the packages it installs (their
+  closure in the site's lock), each with the lock's sha256 as subresource integrity, as Pyodide
+  would, so they download while Pyodide's wasm compiles;
+- `loadPyodide` is given only the rest (none, for the lab);
 - once Python is up, the wheels go into site-packages, before any of them is imported.
 Pyodide does not list these packages in `pyodide.loadedPackages`; nothing in the site asks it.
 """
@@ -73,14 +81,19 @@ def is_pure(entry: dict) -> bool:
     return entry["file_name"].endswith("-none-any.whl")
 
 
+def is_shared_library(entry: dict) -> bool:
+    return entry.get("package_type", "package") != "package"
+
+
 def split(lock: dict, names: list[str]) -> tuple[list[str], list[str]]:
     """(what loadPyodide loads, lock keys whose wheels the worker unpacks itself) for installing
-    `names`: the compiled packages go to Pyodide, with their whole closure; every other pure
-    package of the closure is unpacked by the worker."""
+    `names`: shared libraries, and the compiled packages whose closure has one, go to Pyodide with
+    their whole closure; every other package of the closure is unpacked by the worker."""
     closure = resolve_closure(lock, names)
     packages = lock["packages"]
-    compiled = sorted(k for k in closure if not is_pure(packages[k]))
-    by_pyodide = resolve_closure(lock, compiled) if compiled else set()
+    linked = sorted(k for k in closure if is_shared_library(packages[k]) or (
+        not is_pure(packages[k]) and any(is_shared_library(packages[d]) for d in resolve_closure(lock, [k]))))
+    by_pyodide = resolve_closure(lock, linked) if linked else set()
     return sorted(by_pyodide), sorted(closure - by_pyodide)
 
 
@@ -93,10 +106,19 @@ def fetch_js(lock: dict, keys: list[str], pyodide_dir: str) -> str:
     return UNZIP_JS + FETCH_JS % {"wheels": json.dumps(wheels), "dir": pyodide_dir}
 
 
+EXTENSION_SUFFIX = ".cpython-312-wasm32-emscripten.so"
+
+
 def check_stored(wheel: Path) -> None:
-    """glUnzip reads only stored entries: refuse a wheel that has another."""
+    """glUnzip reads only stored entries, and Python's import loads only extension modules: refuse
+    a wheel that has another entry, or another shared object (a library its extensions link to,
+    which only Pyodide's loadPackage would load)."""
     with zipfile.ZipFile(wheel) as z:
         packed = [i.filename for i in z.infolist() if i.compress_type != zipfile.ZIP_STORED]
+        libraries = [n for n in z.namelist() if ".so" in n.rsplit("/", 1)[-1] and not n.endswith(EXTENSION_SUFFIX)]
     if packed:
         raise BuildError(f"{wheel.name}: the worker unpacks it itself and reads only stored files, "
                          f"but {len(packed)} are compressed (e.g. {packed[0]})")
+    if libraries:
+        raise BuildError(f"{wheel.name}: the worker unpacks it itself, but it ships shared libraries that are "
+                         f"not extension modules (e.g. {libraries[0]}): leave it to Pyodide's loadPackage")

@@ -318,16 +318,16 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert "cdn.bokeh.org" not in html2
     assert f"bokeh-mathjax-{bundles[0].split('-')[-1]}" in bundles
     assert f'importScripts("./{PYODIDE_DIR}/pyodide.js")' in js2
-    # micropip is gone: the compiled packages are named to loadPyodide (fetched while the wasm
-    # compiles), the pure ones fetched before Pyodide is, with their lock hashes, and unpacked after
+    # micropip is gone: every package, numpy too, is fetched before Pyodide is (while its wasm
+    # compiles), with its lock hash, and unpacked after; loadPyodide loads none
     assert "micropip" in js and "micropip" not in js2
     load = re.search(r"loadPyodide\(\{(.*?)\}\);", js2, re.S).group(1)
-    assert 'packages: ["numpy"]' in load
+    assert "packages: []" in load
     assert "PANEL_CDN_ROOT" in load and "indexURL" in load
     wheels = json.loads(re.search(r"const glWheels = (\[.*?\]).map", js2, re.S).group(1))
     assert wheels == [[LOCK["packages"][k]["file_name"], "sha256-" + base64.b64encode(
                        bytes.fromhex(LOCK["packages"][k]["sha256"])).decode()]
-                      for k in ("bokeh", "gleam", "packaging", "panel", "pyodide-http")]
+                      for k in ("bokeh", "gleam", "numpy", "packaging", "panel", "pyodide-http")]
     assert js2.index("const glWheels") < js2.index("importScripts(") < js2.index("loadPyodide({")
     assert js2.index("loadPyodide({") < js2.index("glUnzip(new Uint8Array(await wheel)") < js2.index("pyodide.ffi.jsnull")
     assert js2.index("loadPyodide({") < js2.index("pyodide.ffi.jsnull = None") < js2.index("Executing code")
