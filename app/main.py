@@ -29,7 +29,9 @@ if served():
 
 # MathJax must be named here: Panel only looks at top-level roots when deciding to load it. The
 # static site's prose is typeset when it is built (content.typeset): it needs no MathJax at all.
-pn.extension(*([] if content.typeset() else ["mathjax"]), sizing_mode="stretch_width")
+# Nor does it use any Panel extension another package would register: no scan of every installed
+# distribution's entry points as it starts.
+pn.extension(*([] if content.typeset() else ["mathjax"]), sizing_mode="stretch_width", load_entry_points=False)
 
 from app.lab import Lab  # noqa: E402
 

@@ -1,5 +1,5 @@
 """Panel's packages, as the browser gets them, import what the lab never uses only when it is used
-(and Bokeh's, PyYAML: see LAZY_YAML at the end).
+(and Bokeh's, PyYAML and importlib.metadata: see LAZY_YAML and BOKEH_VERSION at the end).
 
 `import panel` imports every pane, widget, layout and the chat components: in the worker that is
 ~40% of the Python run before the first render. Here the `__init__.py` of panel, panel.pane,
@@ -96,7 +96,7 @@ def lazify(source: str, lazy: dict[str, set[str] | None], what: str = "") -> str
     return "".join(lines) + GETATTR.format(table=dict(sorted(table.items())))
 
 
-def rewrite(name: str, data: bytes) -> bytes:
+def rewrite(name: str, data: bytes, version: str = "") -> bytes:
     """A member of the Panel wheel, lazified if LAZY names it."""
     if name not in LAZY:
         return data
@@ -119,8 +119,27 @@ yaml = _GlLazyYaml()
 """
 
 
-def rewrite_bokeh(name: str, data: bytes) -> bytes:
-    """A member of the Bokeh wheel, its PyYAML import made lazy if LAZY_YAML names it."""
+# Bokeh reads its own version from its installed metadata as it starts: importlib.metadata, with the
+# email, csv and zipfile modules it imports, and a parse of Bokeh's METADATA (~0.1 s of a cold
+# worker), which nothing else of the lab's start needs (app/main.py loads no Panel entry points, and
+# the worker refreshes only site-packages' import cache). The site's Bokeh has its version written in.
+BOKEH_VERSION = ("bokeh/__init__.py", {
+    "import importlib.metadata as importlib_metadata\n": "",
+    '__version__ = importlib_metadata.version("bokeh")\n':
+        '__version__ = "{version}"  # written in by the lab\'s build (buildtools/lazy_imports.py)\n',
+    "del importlib_metadata\n": ""})
+
+
+def rewrite_bokeh(name: str, data: bytes, version: str = "") -> bytes:
+    """A member of the Bokeh wheel (of `version`), its PyYAML import made lazy if LAZY_YAML names
+    it, its version written in if BOKEH_VERSION does."""
+    if name == BOKEH_VERSION[0]:
+        source = data.decode("utf-8")
+        for line, new in BOKEH_VERSION[1].items():
+            if source.count(line) != 1:
+                raise BuildError(f"{name}: expected one line {line.strip()!r}; Bokeh's version lookup changed?")
+            source = source.replace(line, new.format(version=version), 1)
+        return source.encode("utf-8")
     if name not in LAZY_YAML:
         return data
     source = data.decode("utf-8")

@@ -68,12 +68,14 @@ FETCH_JS = """const glWheels = %(wheels)s.map(([file, integrity]) =>
 glWheels.forEach((w) => w.catch(() => {}));   // (a failure is reported where they are awaited)
 """
 
-# Right after loadPyodide: into site-packages, and Python's import system told the tree changed.
+# Right after loadPyodide: into site-packages, and Python's import system told the folder changed
+# (its finder's cache alone: importlib.invalidate_caches() would import importlib.metadata too).
 INSTALL_JS = """
   {
-    const sitePackages = self.pyodide.runPython("import site; site.getsitepackages()[0]") + "/";
-    for (const wheel of glWheels) glUnzip(new Uint8Array(await wheel), sitePackages, self.pyodide.FS);
-    self.pyodide.runPython("import importlib; importlib.invalidate_caches()");
+    const sitePackages = self.pyodide.runPython("import site; site.getsitepackages()[0]");
+    for (const wheel of glWheels) glUnzip(new Uint8Array(await wheel), sitePackages + "/", self.pyodide.FS);
+    self.pyodide.runPython("import sys; [f.invalidate_caches() for f in [sys.path_importer_cache.get("
+                           + JSON.stringify(sitePackages) + ")] if f is not None]");
   }"""
 
 

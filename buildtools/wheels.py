@@ -153,16 +153,17 @@ def _numpy_rule(name: str) -> str:
 
 
 SLIM_RULES = {"panel": _panel_rule, "bokeh": _bokeh_rule, "numpy": _numpy_rule}
-# What a kept file becomes: Panel's package __init__ files, and Bokeh's PyYAML imports, import
-# what the lab never uses lazily.
+# What a kept file becomes (given the wheel's version): Panel's package __init__ files, and Bokeh's
+# PyYAML imports, import what the lab never uses lazily; Bokeh's version is written in.
 SLIM_REWRITES = {"panel": lazy_imports.rewrite, "bokeh": lazy_imports.rewrite_bokeh}
-SLIM_RECIPE = "7"  # part of the slimmed copies' cache path: bump when a rule changes
+SLIM_RECIPE = "8"  # part of the slimmed copies' cache path: bump when a rule changes
 
 
 def slim_wheel(src: Path, dest_dir: Path) -> Path:
     """Write a slimmed copy of src (same file name) into dest_dir; RECORD is rewritten."""
     key = canonicalize_name(src.name.split("-")[0])
-    rule, rewrite = SLIM_RULES[key], SLIM_REWRITES.get(key, lambda name, data: data)
+    rule, rewrite = SLIM_RULES[key], SLIM_REWRITES.get(key, lambda name, data, version: data)
+    version = src.name.split("-")[1]
     dest_dir = dest_dir / f"r{SLIM_RECIPE}"
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / src.name
@@ -173,7 +174,7 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
         action = rule(item.filename)
         if action == "drop":
             return None
-        return item.filename, b"" if action == "empty" else rewrite(item.filename, data)
+        return item.filename, b"" if action == "empty" else rewrite(item.filename, data, version)
 
     rewrite_wheel(src, dest, slim)
     return dest

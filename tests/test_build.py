@@ -230,15 +230,37 @@ def test_slimmed_panel_gets_the_lazy_package_inits(tmp_path):
         slim_wheel(bad, tmp_path / "slim-bad")
 
 
+# bokeh/__init__.py as Bokeh 3.9 writes its version lookup (buildtools.lazy_imports.BOKEH_VERSION)
+BOKEH_INIT = ('import importlib.metadata as importlib_metadata\n\n__all__ = ("__version__",)\n\n'
+              '__version__ = importlib_metadata.version("bokeh")\n\ndel importlib_metadata\n')
+
+
+def test_slimmed_bokeh_has_its_version_written_in(tmp_path):
+    """The site's Bokeh does not read its version from its metadata (no importlib.metadata as it
+    starts): the wheel's version is written in, checked in a fresh interpreter; a Bokeh whose
+    lookup changed stops the build."""
+    wheel = make_wheel(tmp_path, "bokeh", "3.9.2", files={"bokeh/__init__.py": BOKEH_INIT})
+    with zipfile.ZipFile(slim_wheel(wheel, tmp_path / "slim")) as z:
+        out = z.read("bokeh/__init__.py").decode()
+    assert "importlib" not in out.split("#")[0]
+    check = out + '\nimport sys\nassert "importlib.metadata" not in sys.modules, "imported"\nprint(__version__)\n'
+    run = subprocess.run([sys.executable, "-S", "-c", check], capture_output=True, text=True)
+    assert run.stdout.strip() == "3.9.2", run.stderr
+    (tmp_path / "bad").mkdir()
+    bad = make_wheel(tmp_path / "bad", "bokeh", "3.9.2", files={"bokeh/__init__.py": "from importlib.metadata import version\n"})
+    with pytest.raises(BuildError, match="version lookup changed"):
+        slim_wheel(bad, tmp_path / "slim-bad")
+
+
 def test_slimmed_bokeh_imports_pyyaml_on_first_use(tmp_path):
     """Bokeh's settings and theme modules come out of slimming with a stand-in for PyYAML that
     imports it when first used (run in a fresh interpreter); a Bokeh without the expected
     `import yaml` stops the build."""
     module = "import os\n\nimport yaml\n\n\ndef load(text):\n    return yaml.load(text, Loader=yaml.SafeLoader)\n"
-    files = {name: module for name in LAZY_YAML} | {"bokeh/__init__.py": "", "bokeh/other.py": module}
+    files = {name: module for name in LAZY_YAML} | {"bokeh/__init__.py": BOKEH_INIT, "bokeh/other.py": module}
     with zipfile.ZipFile(slim_wheel(make_wheel(tmp_path, "bokeh", "3.9.2", files=files), tmp_path / "slim")) as z:
         out = {name: z.read(name).decode() for name in files}
-    assert out["bokeh/other.py"] == module and out["bokeh/__init__.py"] == ""
+    assert out["bokeh/other.py"] == module
     for name in LAZY_YAML:
         assert "\nimport yaml\n" not in out[name] and "_GlLazyYaml" in out[name]
         check = out[name] + """
@@ -257,7 +279,7 @@ print("ok")
 
 def test_slimmed_bokeh_and_numpy_keep_what_runs(tmp_path):
     bokeh = make_wheel(tmp_path, "bokeh", "3.9.2", files={
-        "bokeh/__init__.py": "", "bokeh/models/plots.pyi": "", "bokeh/server/static/js/bokeh.min.js": "x",
+        "bokeh/__init__.py": BOKEH_INIT, "bokeh/models/plots.pyi": "", "bokeh/server/static/js/bokeh.min.js": "x",
         "bokeh/core/_templates/file.html": "<html/>", "bokeh/_sri/3.9.2.json": "{}", "bokeh/_sri/3.1.0.json": "{}",
         "bokeh/sphinxext/bokeh_plot.py": "", "typings/selenium/webdriver.pyi": ""})
     with zipfile.ZipFile(slim_wheel(bokeh, tmp_path / "slim")) as z:
