@@ -11,11 +11,12 @@
   wheels under pyodide/<v>/, BokehJS bundles named with Bokeh's version, Panel's dist under
   panel-cdn/<v>/, KaTeX under katex/<v>/): their bytes cannot change without the path changing, so
   they are served from the cache first, and installing takes them from the HTTP cache as they are.
-- A pinned .wasm (Pyodide's interpreter, 10 MB) is the exception (PASS_THROUGH): it is fetched as
-  an unpinned file is, which the HTTP cache answers (`immutable`: no request is made), and the
-  service worker's cache only when that fails. Chromium keeps the machine code it compiles from a .wasm beside the HTTP cache's entry,
+- A pinned .wasm (Pyodide's interpreter, 10 MB) is the exception (PASS_THROUGH): the HTTP cache
+  answers it first, as it holds it (`force-cache`: no request, stale or not, on any host; its path
+  names its version), the network if it does not hold it, the service worker's cache only when both
+  fail. Chromium keeps the machine code it compiles from a .wasm beside the HTTP cache's entry,
   from the first visit on; a copy from the service worker's cache has none until a visit has
-  compiled it from there, and revalidating the entry at install would discard it. Measured here
+  compiled it from there, and revalidating the entry would discard it. Measured here
   (benchmarks/floor.py --warm, 4 runs): the second visit of chapter 1 went from 4.87 to 3.56 s.
 - A wheel is fetched by Pyodide with the lock's sha256 as its subresource integrity: when that is
   the hash of this build's copy (INTEGRITY), the cache answers first, as for a pinned file; a page
@@ -85,7 +86,8 @@ self.addEventListener("fetch", (event) => {
       || (request.integrity && INTEGRITY[path] === request.integrity)) {
     event.respondWith(cached(path).then((hit) => hit || fetch(request)));
   } else {
-    event.respondWith(fetch(request).catch((err) => cached(path).then((hit) => {
+    const init = PASS_THROUGH.has(path) ? {cache: "force-cache"} : {};
+    event.respondWith(fetch(request, init).catch((err) => cached(path).then((hit) => {
       if (hit) return hit;
       throw err;
     })));
