@@ -86,8 +86,9 @@ self.addEventListener("fetch", (event) => {
       || (request.integrity && INTEGRITY[path] === request.integrity)) {
     event.respondWith(cached(path).then((hit) => hit || fetch(request)));
   } else {
-    const init = PASS_THROUGH.has(path) ? {cache: "force-cache"} : {};
-    event.respondWith(fetch(request, init).catch((err) => cached(path).then((hit) => {
+    // (a navigation's request must go to fetch as it is: with any init it is no longer one)
+    const network = PASS_THROUGH.has(path) ? fetch(request, {cache: "force-cache"}) : fetch(request);
+    event.respondWith(network.catch((err) => cached(path).then((hit) => {
       if (hit) return hit;
       throw err;
     })));
