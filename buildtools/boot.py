@@ -217,6 +217,8 @@ def sub_once(pattern: str, repl, text: str, what: str, flags: int = 0) -> str:
     return new
 
 
+# How the deep-link script (buildtools/deeplinks.py), first in a chapter's <head>, begins.
+PAGE_SCRIPT_MARK = "// Added by build.py: this page pre-renders chapter"
 HEAD_SCRIPT_RE = re.compile(r'<script type="text/javascript" src="(\./[^"]+)"></script>\n?')
 
 
@@ -239,7 +241,7 @@ def apply(html: str, article: str = "", head: str = "") -> str:
                               f"  glBoot.load({json.dumps(urls)});\n</script>", html, "Bokeh.set_log_level")
     # after the deep-link script if the page has one (buildtools/deeplinks.py): it starts the worker,
     # which must not wait for a stylesheet of `head`
-    html = sub_once(r'<meta charset="utf-8">(\n<script>\n  // Added by build\.py: this page pre-renders chapter .*?</script>)?',
+    html = sub_once(r'<meta charset="utf-8">(\n<script>\n  ' + re.escape(PAGE_SCRIPT_MARK) + r'.*?</script>)?',
                     lambda m: m.group(0) + "\n" + head_html(head), html, "<meta charset>", flags=re.S)
     html = sub_once(r'<body class="pn-loading[^"]*">', lambda m: m.group(0) + "\n" + body_html(article), html, "<body>")
     html = sub_once(r'if \(document\.readyState != "loading"\) fn\(\);\s*'

@@ -12,7 +12,7 @@ import re
 
 from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
 
-from .boot import sub_once
+from .boot import PAGE_SCRIPT_MARK, sub_once
 from .fetch import BuildError
 
 # Put first in every page's <head>. Chapter pages (chapter-<id>.html; index.html is chapter 0)
@@ -25,7 +25,7 @@ from .fetch import BuildError
 # takes it (glPage.takeWorker()) and sets its handlers; what the worker said before then is held
 # and told to them, in order, right after that script (a microtask: before any later message).
 DEEP_LINK_SCRIPT = """<script>
-  // Added by build.py: this page pre-renders chapter {page}, and starts its Python worker.
+  {mark} {page}, and starts its Python worker.
   var glPage = (function () {{
     var page = {page}, ids = {ids};
     var query = new URLSearchParams(window.location.search), wanted = query.get("chapter");
@@ -45,7 +45,7 @@ DEEP_LINK_SCRIPT = """<script>
     }};
     if (!leaving) start();
     return {{
-      chapter: page, workerQuery: workerQuery,
+      chapter: page,
       takeWorker: function () {{
         if (worker === null) start();
         queueMicrotask(function () {{
@@ -110,8 +110,8 @@ def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
     workers = re.findall(WORKER_RE, html)
     if len(workers) != 1:
         raise BuildError(f"expected one new Worker(...) in the page, found {len(workers)}: Panel's template changed?")
-    script = (DEEP_LINK_SCRIPT.format(page=json.dumps(chapter), ids=json.dumps(chapters), prefix=PAGE_PREFIX,
-                                      worker=json.dumps(f"./{workers[0]}"))
+    script = (DEEP_LINK_SCRIPT.format(mark=PAGE_SCRIPT_MARK, page=json.dumps(chapter), ids=json.dumps(chapters),
+                                      prefix=PAGE_PREFIX, worker=json.dumps(f"./{workers[0]}"))
               + "\n" + EMBED_SCRIPT.replace("__PAGE__", json.dumps(chapter)) + "\n" + head_html())
     html = sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + script, html,
                      "the page's <meta charset> (to put the deep-link script first)")
