@@ -107,6 +107,13 @@ def _t(a):
     return np.ascontiguousarray(a.T)
 
 
+def _sum_outer(A, X, out):
+    """out = A Xᵀ for A (m, n), X (p, n) C-contiguous, n the chunk's B·K characters: a weight
+    gradient, Σ over the characters of outer products. einsum's dot loop over a long contiguous
+    axis runs 1.7-1.9x NumPy's own matmul loop in Pyodide for these shapes (n = 200, H = 32)."""
+    return np.einsum("ik,jk->ij", A, X, out=out)
+
+
 def forward_batch(p, inputs, targets, h0, *, check=True):
     """Run B chunks side by side. inputs, targets: (B, K) character indices; h0: (B, H).
 
@@ -176,7 +183,7 @@ def backward_batch(p, cache, grads, *, check=True):
     dy = cache["probs"].copy()
     dy[np.arange(n), targets.T.reshape(-1)] -= 1.0
     h_flat = hs[1:].reshape(n, H)
-    matmul(_t(dy), _t(h_flat).T, out=grads["Wy"])                  # Σ dy hᵀ
+    _sum_outer(_t(dy), _t(h_flat), grads["Wy"])                     # Σ dy hᵀ
     grads["by"][...] = dy.sum(axis=0)
 
     # row t of gd (t = 0..K) = [∂L/∂h_t, ∂L/∂(r_t ⊙ h_{t-1})] of the B streams, (B, 2H), as in
@@ -219,6 +226,6 @@ def backward_batch(p, cache, grads, *, check=True):
     grads["W"][...] = 0.0
     grads["W"][:, sorted_chars[first]] = np.add.reduceat(da_T[:, order], first, axis=1)
     grads["b"][...] = da_T.sum(axis=1)
-    matmul(da_T[:2 * H], _t(hs[:-1].reshape(n, H)).T, out=grads["U"][:2 * H])
-    matmul(da_T[2 * H:], _t(rh.reshape(n, H)).T, out=grads["U"][2 * H:])
+    _sum_outer(da_T[:2 * H], _t(hs[:-1].reshape(n, H)), grads["U"][:2 * H])
+    _sum_outer(da_T[2 * H:], _t(rh.reshape(n, H)), grads["U"][2 * H:])
     return g_h[0].copy()
