@@ -807,10 +807,14 @@ json.dumps([_n, time.perf_counter() - _t])
 
 
 # What no pure-NumPy step can go below, in the same worker: a CharGRU(batch=B) step's matrix
-# products and tanh alone, at their shapes, each by the fastest of the NumPy calls that compute it
-# (matmul, einsum, dot; measured here, best of 3 rounds), nothing else of the step (the ~20 other
-# element-wise passes a character, indexing, the update). Its characters per second bound the
-# model's from above: set beside the JS reference, it shows whether a target is reachable at all.
+# products and tanh, at their shapes, each by the fastest of the NumPy calls that compute it
+# (matmul, einsum, dot; measured here, best of 3 rounds), and the 14 element-wise passes of each
+# time step that its arithmetic cannot do without (NumPy has no fused multiply-add: forward, the
+# input terms of the gates and the candidate, σ's ½(1 + tanh(a/2)), r ⊙ h, h + z ⊙ (h̃ − h);
+# backward, the three products by the step's factors and the three sums into ∂L/∂h_{t-1}).
+# Nothing else of the step (the softmax, the loss, indexing, the update). Its characters per
+# second bound the model's from above ("bound_chars_per_s"; without the passes, "products_chars_per_s"):
+# set beside the JS reference, it shows whether a target is reachable at all.
 KERNEL_BOUND_PY = """
 import json, time
 import numpy as np
@@ -835,14 +839,26 @@ def _product(m, k, p):          # (m, k) times (k, p), the fastest call, seconds
                _best(lambda: np.einsum("ik,jk->ij", a, x, out=o), reps), _best(lambda: np.dot(a, xt, out=o), reps))
 _zr, _c, _o2, _o1 = _rng.standard_normal((_B, 2 * _H)), _rng.standard_normal((_B, _H)), np.empty((_B, 2 * _H)), np.empty((_B, _H))
 _tanh = _best(lambda: np.tanh(_zr, out=_o2), 500) + _best(lambda: np.tanh(_c, out=_o1), 500)
-_per_t = (_product(_B, _H, 2 * _H) + _product(_B, _H, _H)            # forward: [Uz; Ur] h, Uh (r h)
-          + _product(_B, _H, _H) + _product(_B, 2 * _H, _H)          # backward: Uhᵀ da_h, [Uz; Ur]ᵀ da_zr
-          + _tanh)
+_zr_in, _zr, _h, _hn, _c, _d = (_rng.standard_normal(s) for s in
+                                 ((_B, 2 * _H), (_B, 2 * _H), (_B, _H), (_B, _H), (_B, _H), (_B, _H)))
+_z, _r = _zr[:, :_H], _zr[:, _H:]
+_row, _f2, _o2b = (_rng.standard_normal((_B, 2 * _H)) for _ in range(3))
+_prev, _f1, _o1b, _tmp = (_rng.standard_normal((_B, _H)) for _ in range(4))
+_add, _mul, _sub = np.add, np.multiply, np.subtract
+def _passes():
+    _add(_zr, _zr_in, _zr); _mul(_zr, 0.5, _zr); _add(_zr, 0.5, _zr)       # forward
+    _mul(_r, _h, _o1b); _add(_c, _d, _c); _sub(_c, _h, _d); _mul(_z, _d, _hn); _add(_hn, _h, _hn)
+    _mul(_prev, _f1, _o1b); _mul(_row, _f2, _o2b); _mul(_row, _f2, _zr_in)  # backward
+    _add(_prev, _o1b, _prev); _add(_prev, _tmp, _prev); _add(_prev, _d, _prev)
+_products = (_product(_B, _H, 2 * _H) + _product(_B, _H, _H)         # forward: [Uz; Ur] h, Uh (r h)
+             + _product(_B, _H, _H) + _product(_B, 2 * _H, _H))       # backward: Uhᵀ da_h, [Uz; Ur]ᵀ da_zr
+_pass_s = _best(_passes, 300)
+_per_t = _products + _tanh + _pass_s
 _chunk = (_product(_n, _H, _V) + _product(_n, _V, _H) + _product(_V, _n, _H)   # readout, its dh, dWy
           + _product(2 * _H, _n, _H) + _product(_H, _n, _H))                  # dU
 _step = _K * _per_t + _chunk
-json.dumps({{"step_s": _step, "chars_per_s": _n / _step, "per_step_share_s": _K * _per_t, "chunk_s": _chunk,
-            "tanh_s_per_t": _tanh, "V": _V}})
+json.dumps({{"step_s": _step, "chars_per_s": _n / _step, "products_chars_per_s": _n / (_step - _K * _pass_s),
+            "per_t_s": {{"products": _products, "tanh": _tanh, "passes": _pass_s}}, "chunk_s": _chunk, "V": _V}})
 """
 
 
