@@ -178,6 +178,27 @@ INSTRUMENT_JS = r"""
     const el = G.deepQuery(`span.gv[data-key="${key}"]`);
     return el ? el.getRootNode().textContent : null;
   };
+  // The first click on a control, made by the page itself as soon as it is ready (Panel's loading
+  // overlay gone, the control and the value it changes drawn): checked every 10 ms like the marks
+  // above, so that a cold load's "interactive" holds no round trips of the harness (the floor's
+  // answer is timed in its page too). G.marks.pageClick: when it clicked, or never if not ready
+  // within `timeout` ms.
+  G.clickWhenReady = (hostSel, key, timeout = 180000) => {
+    const t0 = performance.now();
+    const timer = setInterval(() => {
+      if (performance.now() - t0 > timeout) { clearInterval(timer); return; }
+      const body = document.body;
+      if (!body || body.classList.contains('pn-loading') || G.marks.overlayGone === undefined) return;
+      const host = G.deepQuery(hostSel);
+      const button = host && (host.matches('button') ? host : host.querySelector('button') ||
+                              (host.shadowRoot && G.deepQuery('button', host.shadowRoot)));
+      if (!button || !G.visible(button) || G.text(key) === null) return;
+      clearInterval(timer);
+      G.watch(key);
+      G.marks.pageClick = performance.now();
+      button.click();
+    }, 10);
+  };
   G.changes = (key, since = 0) => (G.watches[key] ? G.watches[key].changes.slice(since) : []);
   G.nChanges = (key) => (G.watches[key] ? G.watches[key].changes.length : 0);
   // requestAnimationFrame recorder: frame count and frame-time percentiles over a window
@@ -573,18 +594,23 @@ def load_summary(pairs):
 def measure_load(page, url, profile_dir, timeout=180):
     """Navigate; return marks (s since navigation start) for prose, overlay gone, interactive.
 
-    Interactive is the first change of ch1.step's text after the first click on chapter 1's Step:
-    a click the page refuses while it loads (controls not ready yet) changes nothing, so Step is
-    clicked again every 0.5 s until ch1.step changes; the time is that change's, not a click's.
+    Interactive is the first change of ch1.step's text after the first click on chapter 1's Step.
+    The page makes that click itself, as soon as it is ready (__gl.clickWhenReady: Panel's overlay
+    gone, Step and ch1.step drawn), so the figure holds no round trip of the harness; if that
+    click changes nothing within 0.5 s, Playwright clicks Step every 0.5 s until ch1.step changes
+    (a click the page refuses while it loads changes nothing); the time is the change's, not a click's.
     Prose: `prose_visible_s` is when prose text was painted (element timing, `prose_how`
     "element-timing") where the page's prose is in its light DOM, else the 10 ms poll's first
     non-empty, visible .gl-prose box ("poll").
     """
     notes = []
+    chapter_one = "chapter=1" in url
     cpu0 = chromium_cpu(profile_dir)
     page.goto(url, wait_until="commit", timeout=timeout * 1000)
     wait_until(lambda: page.evaluate("() => window.__gl !== undefined && location.pathname.endsWith('.html')"),
                timeout, what="the chapter's page (after the deep link's redirect)")
+    if chapter_one:     # the page clicks Step itself once it is ready (__gl.clickWhenReady)
+        page.evaluate("(t) => __gl.clickWhenReady('.gl-ch1-step', 'ch1.step', t)", timeout * 1000)
     wait_until(lambda: page.evaluate("__gl.marks.prose !== undefined"), timeout, what="visible prose (.gl-prose)")
     wait_until(lambda: page.evaluate("__gl.marks.overlayGone !== undefined"), timeout,
                what="Panel's loading overlay to go (the worker's first render)")
@@ -596,11 +622,21 @@ def measure_load(page, url, profile_dir, timeout=180):
                      "render; opened it through the table of contents")
         goto_chapter(page, "1", ".gl-ch1-step button", timeout=timeout)
     wait_until(lambda: page.evaluate("__gl.text('ch1.step') !== null"), min(30, timeout), what="the ch1.step value")
-    page.evaluate("__gl.watch('ch1.step')")
-    start = page.evaluate("__gl.nChanges('ch1.step')")
-    deadline = time.monotonic() + timeout
-    clicks, first_click, boot_msgs = 0, None, []
+    clicks, first_click, boot_msgs, start = 0, None, [], 0
     changed = "(a) => __gl.changes('ch1.step', a[0]).some((c) => c.t >= a[1])"
+    if chapter_one:
+        # the page's own click: did it change ch1.step within 0.5 s of it? (else Playwright clicks)
+        wait_until(lambda: page.evaluate("__gl.marks.pageClick !== undefined"), min(30, timeout),
+                   what="the page's own click on Step")
+        first_click, clicks = page.evaluate("__gl.marks.pageClick"), 1
+        t_click = time.monotonic()
+        while time.monotonic() - t_click < 0.5 and not page.evaluate(changed, [start, first_click]):
+            time.sleep(0.02)
+        if not page.evaluate(changed, [start, first_click]):
+            notes.append("the page's own click on Step, once it was ready, did not change ch1.step within 0.5 s")
+            first_click = None
+    page.evaluate("__gl.watch('ch1.step')")
+    deadline = time.monotonic() + timeout
     while first_click is None or not page.evaluate(changed, [start, first_click]):
         if time.monotonic() > deadline:
             raise TimeoutError("chapter 1's Step never changed ch1.step")
