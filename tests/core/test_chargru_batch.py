@@ -78,7 +78,9 @@ def test_more_streams_than_places_to_start_a_chunk_are_refused():
         CharGRU("ab" * 15, seq_len=25, batch=6)
 
 
-def test_the_batched_loss_passes_a_gradient_check_at_b3():
+@pytest.mark.parametrize("by_einsum", [False, True])   # einsum: how the browser's NumPy (no BLAS) runs it
+def test_the_batched_loss_passes_a_gradient_check_at_b3(monkeypatch, by_einsum):
+    monkeypatch.setattr(gb, "SUM_OUTER_BY_EINSUM", by_einsum)
     m = CharGRU(hidden=6, seq_len=7, batch=3, seed=4)
     m.step(5)                                               # carried states that are not zero
     inputs, targets, h0 = m.next_chunk()
@@ -97,7 +99,9 @@ def test_a_broken_batched_backward_fails_the_gradient_check():
     assert errors["Wy"] > 0.1 and errors["Uh"] < 1e-6
 
 
-def test_the_batched_gradient_is_the_sum_of_the_b_chunks_gradients():
+@pytest.mark.parametrize("by_einsum", [False, True])   # the weight gradients' products: both ways
+def test_the_batched_gradient_is_the_sum_of_the_b_chunks_gradients(monkeypatch, by_einsum):
+    monkeypatch.setattr(gb, "SUM_OUTER_BY_EINSUM", by_einsum)
     m = CharGRU(hidden=8, batch=4, seed=2)
     m.step(7)
     inputs, targets, h0 = m.next_chunk()
