@@ -1,6 +1,5 @@
 """Panel's packages, as the browser gets them, import what the lab never uses only when it is used
-(and Bokeh's, PyYAML and importlib.metadata, and the help() signatures of its models: see
-LAZY_YAML, BOKEH_VERSION and BOKEH_SIGNATURES at the end).
+(and Bokeh's, PyYAML and importlib.metadata: see LAZY_YAML and BOKEH_VERSION at the end).
 
 `import panel` imports every pane, widget, layout and the chat components: in the worker that is
 ~40% of the Python run before the first render. Here the `__init__.py` of panel, panel.pane,
@@ -131,32 +130,9 @@ BOKEH_VERSION = ("bokeh/__init__.py", {
     "del importlib_metadata\n": ""})
 
 
-# Every class of bokeh.models, as it is created, builds an inspect.Signature for its __init__ from
-# every property (each one's default evaluated and its Sphinx type link written) and appends its
-# example to its docstring: text for help() and an IDE, ~450 classes, ~0.2-0.4 s of the worker's
-# `import panel` under node. Nothing the lab runs reads them. The site's Bokeh skips them; its
-# classes, properties and defaults are as they were (`inspect.signature` of a model then shows
-# `(*args, id=None, **kwargs)`).
-BOKEH_SIGNATURES = ("bokeh/model/model.py", """
-        if cls.__module__.startswith("bokeh.models"):
-            assert "__init__" in cls.__dict__, str(cls)
-            parameters = [x[0] for x in  cls.parameters()]
-            cls.__init__.__signature__ = Signature(parameters=parameters)
-            process_example(cls)
-""", """
-        # (the lab's build, buildtools/lazy_imports.py: no __init__ signature, no example docstring)
-""")
-
-
 def rewrite_bokeh(name: str, data: bytes, version: str = "") -> bytes:
     """A member of the Bokeh wheel (of `version`), its PyYAML import made lazy if LAZY_YAML names
-    it, its version written in if BOKEH_VERSION does, its models' signatures skipped if
-    BOKEH_SIGNATURES does."""
-    if name == BOKEH_SIGNATURES[0]:
-        source, block, replacement = data.decode("utf-8"), *BOKEH_SIGNATURES[1:]
-        if source.count(block) != 1:
-            raise BuildError(f"{name}: expected Model.__init_subclass__'s signature block once; Bokeh changed?")
-        return source.replace(block, replacement, 1).encode("utf-8")
+    it, its version written in if BOKEH_VERSION does."""
     if name == BOKEH_VERSION[0]:
         source = data.decode("utf-8")
         for line, new in BOKEH_VERSION[1].items():

@@ -156,7 +156,7 @@ SLIM_RULES = {"panel": _panel_rule, "bokeh": _bokeh_rule, "numpy": _numpy_rule}
 # What a kept file becomes (given the wheel's version): Panel's package __init__ files, and Bokeh's
 # PyYAML imports, import what the lab never uses lazily; Bokeh's version is written in.
 SLIM_REWRITES = {"panel": lazy_imports.rewrite, "bokeh": lazy_imports.rewrite_bokeh}
-SLIM_RECIPE = "9"  # part of the slimmed copies' cache path: bump when a rule changes
+SLIM_RECIPE = "8"  # part of the slimmed copies' cache path: bump when a rule changes
 
 
 def slim_wheel(src: Path, dest_dir: Path) -> Path:

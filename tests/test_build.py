@@ -28,7 +28,7 @@ from buildtools.convert import (
     convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
-from buildtools.lazy_imports import BOKEH_SIGNATURES, LAZY, LAZY_YAML, lazify
+from buildtools.lazy_imports import LAZY, LAZY_YAML, lazify
 from buildtools.lock import build_lock, verify_lock
 from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control, make_server
 from buildtools.verify import check_documents, doc_models, scan_site, scan_text
@@ -250,27 +250,6 @@ def test_slimmed_bokeh_has_its_version_written_in(tmp_path):
     bad = make_wheel(tmp_path / "bad", "bokeh", "3.9.2", files={"bokeh/__init__.py": "from importlib.metadata import version\n"})
     with pytest.raises(BuildError, match="version lookup changed"):
         slim_wheel(bad, tmp_path / "slim-bad")
-
-
-def test_slimmed_bokeh_builds_no_signatures_for_its_models(tmp_path):
-    """The site's Bokeh (this machine's Bokeh is the same release, or the build stops) leaves out
-    the block of Model.__init_subclass__ that builds each model's help() signature and example
-    docstring, and nothing else; a Bokeh whose block changed stops the build. (In the site's
-    worker: tests/browser/test_loading.py.)"""
-    import bokeh.model.model
-    source = Path(bokeh.model.model.__file__).read_text(encoding="utf-8")
-    block = BOKEH_SIGNATURES[1]
-    assert source.count(block) == 1
-    files = {"bokeh/__init__.py": BOKEH_INIT, BOKEH_SIGNATURES[0]: source}
-    with zipfile.ZipFile(slim_wheel(make_wheel(tmp_path, "bokeh", "3.9.2", files=files), tmp_path / "slim")) as z:
-        out = z.read(BOKEH_SIGNATURES[0]).decode()
-    assert "cls.parameters()" not in out and "process_example(cls)" not in out
-    assert out == source.replace(block, BOKEH_SIGNATURES[2])
-    compile(out, BOKEH_SIGNATURES[0], "exec")
-    changed = {**files, BOKEH_SIGNATURES[0]: source.replace("process_example(cls)", "process_example(cls, 1)")}
-    (tmp_path / "bad").mkdir()
-    with pytest.raises(BuildError, match="signature block once; Bokeh changed"):
-        slim_wheel(make_wheel(tmp_path / "bad", "bokeh", "3.9.2", files=changed), tmp_path / "slim-bad")
 
 
 def test_slimmed_bokeh_imports_pyyaml_on_first_use(tmp_path):

@@ -129,10 +129,6 @@ json.dumps([bokeh.__version__, "importlib.metadata" in sys.modules, "numpy.fft" 
 `)"""))
     assert state[:3] == [bokeh.__version__, False, False]      # (the host's Bokeh: the same, or the build stops)
     assert state[3].endswith("/site-packages/numpy/__init__.pyc")
-    # its Bokeh built no help() signature for its models (buildtools.lazy_imports.BOKEH_SIGNATURES)
-    assert worker.evaluate("""() => self.pyodide.runPython(
-        "import bokeh.models as bm; [n for n in ('Slider', 'Button', 'Plot') if '__signature__' in vars(getattr(bm, n).__init__)]"
-        ).toJs()""") == []
     # and there, with no BLAS, the batched trainer sums its weight gradients by einsum
     assert worker.evaluate("""() => self.pyodide.runPython(
         "import sys, gleam.chargru_batch as gb; [sys.platform, gb.SUM_OUTER_BY_EINSUM]").toJs()""") == [
