@@ -33,7 +33,8 @@ headless chromium through Playwright, in one run:
    while training; right after each, benchmarks/chargru_reference.js trains in a Web Worker
    of the same chromium (benchmarks/bench_page.html, same V, K = 25, same corpus:
    gleam.chargru.DEFAULT_CORPUS, the same B) for the same time;
-   then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app);
+   then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app),
+   and the bound no pure-NumPy step can beat (KERNEL_BOUND_PY) in the same worker;
 4. (unless --no-warm) a second visit in the same profile: warm prose / interactive times, its
    bytes, whether a service worker controls the page; then, last, the site's server is stopped
    and the same profile reloads the page: `offline_ok` if the lab becomes interactive within
@@ -567,14 +568,20 @@ def measure_floor(pw, base_url, workdir, external, timeout=180):
 
 
 # ---------------------------------------------------------------------------- measurements
-def measure_other_cold(pw, url, workdir, external):
-    """A cold load in a fresh profile of its own (measure_load), closed after: one more pair with
-    a floor, for the median of the load figures."""
+def cold_page(pw, workdir, external):
+    """(context, page, profile) of a fresh profile of its own, instrumented (INSTRUMENT_JS) and
+    guarded: for a cold load (benchmarks/floor.py's too)."""
     profile = Path(tempfile.mkdtemp(prefix="cold-", dir=workdir))
     context = fresh_context(pw, profile)
     context.add_init_script(INSTRUMENT_JS)
     guard(context, external)
-    page = context.pages[0] if context.pages else context.new_page()
+    return context, context.pages[0] if context.pages else context.new_page(), profile
+
+
+def measure_other_cold(pw, url, workdir, external):
+    """A cold load in a fresh profile of its own (measure_load), closed after: one more pair with
+    a floor, for the median of the load figures."""
+    context, page, profile = cold_page(pw, workdir, external)
     try:
         return measure_load(page, url, profile)
     finally:
@@ -584,11 +591,10 @@ def measure_other_cold(pw, url, workdir, external):
 def load_summary(pairs):
     """Medians over the (floor, cold) pairs: floor_s, cold_interactive_s, cold_over_floor (the
     median of each pair's ratio), the worker CPU-seconds; and every pair's figures."""
-    med = lambda xs: statistics.median(xs)  # noqa: E731
     rows = [{"floor_s": f["floor_s"], "floor_worker_cpu_s": f["worker_cpu_s"], "cold_interactive_s": c["interactive_s"],
              "cold_over_floor": c["interactive_s"] / f["floor_s"], "cold_worker_cpu_s": c["cpu"]["worker"]}
             for f, c in pairs]
-    return {**{k: med([r[k] for r in rows]) for k in rows[0]}, "pairs": rows}
+    return {**{k: statistics.median(r[k] for r in rows) for k in rows[0]}, "pairs": rows}
 
 
 def measure_load(page, url, profile_dir, timeout=180):
@@ -849,7 +855,7 @@ json.dumps([_n, time.perf_counter() - _t])
 # input terms of the gates and the candidate, σ's ½(1 + tanh(a/2)), r ⊙ h, h + z ⊙ (h̃ − h);
 # backward, the three products by the step's factors and the three sums into ∂L/∂h_{t-1}).
 # Nothing else of the step (the softmax, the loss, indexing, the update). Its characters per
-# second bound the model's from above ("bound_chars_per_s"; without the passes, "products_chars_per_s"):
+# second bound the model's from above ("chars_per_s"; without the passes, "products_chars_per_s"):
 # set beside the JS reference, it shows whether a target is reachable at all.
 KERNEL_BOUND_PY = """
 import json, time
@@ -873,10 +879,10 @@ def _product(m, k, p):          # (m, k) times (k, p), the fastest call, seconds
     reps = max(5, int(2e5 / (m * k * p) * 20))
     return min(_best(lambda: np.matmul(a, x.T, out=o), reps), _best(lambda: np.matmul(a, xt, out=o), reps),
                _best(lambda: np.einsum("ik,jk->ij", a, x, out=o), reps), _best(lambda: np.dot(a, xt, out=o), reps))
-_zr, _c, _o2, _o1 = _rng.standard_normal((_B, 2 * _H)), _rng.standard_normal((_B, _H)), np.empty((_B, 2 * _H)), np.empty((_B, _H))
-_tanh = _best(lambda: np.tanh(_zr, out=_o2), 500) + _best(lambda: np.tanh(_c, out=_o1), 500)
 _zr_in, _zr, _h, _hn, _c, _d = (_rng.standard_normal(s) for s in
                                  ((_B, 2 * _H), (_B, 2 * _H), (_B, _H), (_B, _H), (_B, _H), (_B, _H)))
+_o2, _o1 = np.empty((_B, 2 * _H)), np.empty((_B, _H))
+_tanh = _best(lambda: np.tanh(_zr, out=_o2), 500) + _best(lambda: np.tanh(_c, out=_o1), 500)
 _z, _r = _zr[:, :_H], _zr[:, _H:]
 _row, _f2, _o2b = (_rng.standard_normal((_B, 2 * _H)) for _ in range(3))
 _prev, _f1, _o1b, _tmp = (_rng.standard_normal((_B, _H)) for _ in range(4))
@@ -898,21 +904,26 @@ json.dumps({{"step_s": _step, "chars_per_s": _n / _step, "products_chars_per_s":
 """
 
 
+def pyodide_worker(page):
+    """The page's Web Worker that runs the lab's Python, or None (not the static site: panel serve)."""
+    return next((w for w in page.workers if w.evaluate("typeof self.pyodide !== 'undefined'")), None)
+
+
 def measure_kernel_bound(page, hidden, streams=1):
     """KERNEL_BOUND_PY in the lab's worker: {chars_per_s, step_s, ...}, or None (not the static site)."""
-    workers = [w for w in page.workers if w.evaluate("typeof self.pyodide !== 'undefined'")]
-    if not workers:
+    worker = pyodide_worker(page)
+    if worker is None:
         return None
-    return json.loads(workers[0].evaluate("(code) => self.pyodide.runPython(code)",
+    return json.loads(worker.evaluate("(code) => self.pyodide.runPython(code)",
                                           KERNEL_BOUND_PY.format(hidden=hidden, streams=streams, K=K)))
 
 
 def measure_model_in_worker(page, hidden, seconds, profile_dir, streams=1):
-    workers = [w for w in page.workers if w.evaluate("typeof self.pyodide !== 'undefined'")]
-    if not workers:
+    worker = pyodide_worker(page)
+    if worker is None:
         return None                                         # not the static site (e.g. panel serve)
     cpu0, t0 = chromium_cpu(profile_dir), time.monotonic()
-    steps, elapsed = json.loads(workers[0].evaluate("(code) => self.pyodide.runPython(code)",
+    steps, elapsed = json.loads(worker.evaluate("(code) => self.pyodide.runPython(code)",
                                                     MODEL_ONLY_PY.format(hidden=hidden, seconds=seconds,
                                                                          streams=streams)))
     cpu, wall = cpu_delta(cpu0, chromium_cpu(profile_dir)), time.monotonic() - t0
@@ -1176,9 +1187,9 @@ def report(v):
                   f"{fmt(bc, ',.0f'):>9} {fmt(bc / jc if bc and jc else None, '.2f'):>8} "
                   f"{fmt(lab.get('steps_per_s'), '.0f'):>12} {fmt(lab['frames']['fps'], '.1f'):>5} "
                   f"{fmt(lab['frames']['p95_ms'], '.1f'):>8}ms")
-    print("model: CharGRU(batch=B).step alone in the lab's Pyodide worker. bound: a step's matrix products "
-          "and tanh alone\n(KERNEL_BOUND_PY, each by NumPy's fastest call for it, in the same worker): no pure-NumPy "
-          "step is faster.\nTargets: at B = 8, lab ≥ 1.5 × JS at H = 32; at B = 1 no slower than before.")
+    print("model: CharGRU(batch=B).step alone in the lab's Pyodide worker. bound: a step's matrix products, "
+          "tanh and 14 unavoidable\nelement-wise passes a time step (KERNEL_BOUND_PY, each product by NumPy's fastest "
+          "call for it, in the same worker):\nno pure-NumPy step is faster. Targets: at B = 8, lab ≥ 1.5 × JS at H = 32; at B = 1 no slower than before.")
     for h in HIDDEN_SIZES:
         lab, js = training[h]["lab"], training[h]["js"]
         print(f"  H = {h}: lab status {lab.get('status')}, EMA loss {lab.get('loss')}, app's last-tick rate "

@@ -32,9 +32,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent))
 
-from browser import (  # noqa: E402
-    INSTRUMENT_JS, fresh_context, guard, measure_floor, measure_load, wait_until,
-)
+from browser import cold_page, measure_floor, measure_load, wait_until  # noqa: E402
 
 
 def _load(m):
@@ -47,12 +45,8 @@ def _load(m):
 def measure_cold(pw, base_url, workdir, external, console_errors, warm=False):
     """A cold visit in a fresh profile; with `warm`, then a second visit once the service worker
     controls the page (it claims it when the whole build is cached): {"cold": .., "warm": ..}."""
-    profile = Path(tempfile.mkdtemp(prefix="cold-", dir=workdir))
-    context = fresh_context(pw, profile)
-    context.add_init_script(INSTRUMENT_JS)
-    guard(context, external)
+    context, page, profile = cold_page(pw, workdir, external)
     context.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-    page = context.pages[0] if context.pages else context.new_page()
     out = {"cold": _load(measure_load(page, base_url + "?chapter=1", profile))}
     if warm:
         wait_until(lambda: page.evaluate("() => !!(navigator.serviceWorker && navigator.serviceWorker.controller)"),
