@@ -61,13 +61,46 @@ _HasProps.query_properties_with_values = _query
 del _HasProps, _Container, _query
 """
 
+# Jinja compiles a template when it is asked for, and Bokeh and Panel ask for ~20 of theirs as they
+# are imported (standalone and notebook pages, server and login pages): ~0.08 s of CPython, which
+# the worker spends before its first render and renders none of them. Here get_template returns a
+# stand-in that compiles on its first use: it is a Template (for `{% extends %}`, `isinstance`),
+# and at the first read of any attribute it loads the real template (Jinja's own get_template,
+# same arguments) and takes on its state. A name with no template is refused at that first use
+# instead of when asked for.
+LAZY_TEMPLATES = """
+import jinja2 as _jinja2
+class _LazyTemplate(_jinja2.Template):
+    def __new__(cls, load):
+        self = object.__new__(cls)
+        self.__dict__["_gl_load"] = load
+        return self
+    def __init__(self, load):
+        pass
+    def __getattr__(self, name):
+        load = self.__dict__.get("_gl_load")
+        if load is None:
+            raise AttributeError(name)
+        self.__dict__.update(load().__dict__)
+        del self.__dict__["_gl_load"]
+        return getattr(self, name)
+def _get_template(self, name, parent=None, globals=None, _get=_jinja2.Environment.get_template,
+                  _Template=_jinja2.Template, _Lazy=_LazyTemplate):
+    if isinstance(name, _Template):
+        return name
+    return _Lazy(lambda: _get(self, name, parent, globals))
+_jinja2.Environment.get_template = _get_template
+del _jinja2, _LazyTemplate, _get_template
+"""
+
 WORKER_PRELUDE = '''
   // Panel 1.9.4 expects Pyodide 0.29's pyodide.ffi.jsnull; on 0.27 JS null already
   // converts to None. Without this every widget change fails with an AttributeError.
   // Then no garbage collection until the first render, Bokeh's lighter model-class hook, no
-  // error diagnostics and a faster serialization (buildtools/worker_prelude.py).
+  // error diagnostics, a faster serialization and templates compiled on first use
+  // (buildtools/worker_prelude.py).
   self.pyodide.runPython(`
 import pyodide.ffi
 if not hasattr(pyodide.ffi, "jsnull"):
     pyodide.ffi.jsnull = None
-''' + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK + FAST_SERIALIZE + '''`);'''
+''' + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK + FAST_SERIALIZE + LAZY_TEMPLATES + '''`);'''

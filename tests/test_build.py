@@ -24,8 +24,8 @@ import pytest
 
 from buildtools import bytecode, pins
 from buildtools.convert import (
-    FAST_SERIALIZE, GC_AFTER_RENDER, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, PYODIDE_DIR, add_deep_links,
-    convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
+    FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, PYODIDE_DIR,
+    add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
 from buildtools.lazy_imports import LAZY, LAZY_YAML, lazify
@@ -356,6 +356,7 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert js2.index("loadPyodide({") < js2.index(LIGHT_MODEL_HOOK) < js2.index("Executing code")
     assert js2.index("loadPyodide({") < js2.index(NO_DIAGNOSTICS) < js2.index("Executing code")
     assert js2.index(LIGHT_MODEL_HOOK) < js2.index(FAST_SERIALIZE) < js2.index("Executing code")
+    assert js2.index("loadPyodide({") < js2.index(LAZY_TEMPLATES) < js2.index("Executing code")
     # no garbage collection from before the first import until the first document is posted
     assert js2.index("loadPyodide({") < js2.index(NO_GC_AT_START) < js2.index(LIGHT_MODEL_HOOK)
     assert js2.count("gc.enable()") == 1
@@ -430,6 +431,49 @@ print(checked)
     run = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=root, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert int(run.stdout.strip().splitlines()[-1]) > 10_000
+
+
+def test_the_workers_templates_compile_on_first_use_and_render_as_before():
+    """With LAZY_TEMPLATES, importing Panel and the lab compiles no Jinja template (without it,
+    Bokeh's and Panel's compile at import); a standalone Bokeh page and a saved Panel page are
+    what they are without it (element ids aside), though Panel's page extends a stand-in; a
+    name with no template is refused at its first use. Fresh interpreters, with and without."""
+    check = """
+import hashlib, io, jinja2, re
+compiled = []
+_compile = jinja2.Environment.compile
+def count(self, source, name=None, *args, **kwargs):
+    compiled.append(name)
+    return _compile(self, source, name, *args, **kwargs)
+jinja2.Environment.compile = count
+import panel as pn
+import panel.io.notebook, panel.io.resources
+import app.lab
+at_import = len(compiled)
+from bokeh.embed import file_html
+from bokeh.models import Slider
+from bokeh.resources import CDN
+page = file_html(Slider(start=0, end=1, value=0.5, title="k"), resources=CDN, title="t")
+out = io.StringIO()
+pn.Column(pn.pane.Markdown("# hi"), pn.widgets.IntSlider(value=3)).save(out, resources="cdn")
+ids = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+pages = re.sub(ids, "ID", page + out.getvalue())
+try:
+    panel.io.resources._env.get_template("no-such-template.html").render()
+    refused = "no"
+except jinja2.TemplateNotFound:
+    refused = "yes"
+print(at_import, type(panel.io.resources.BASE_TEMPLATE).__name__, len(pages) > 10_000, refused,
+      hashlib.sha256(pages.encode()).hexdigest())
+"""
+    runs = [subprocess.run([sys.executable, "-c", prelude + check], capture_output=True, text=True, cwd=ROOT,
+                           timeout=300) for prelude in ("", LAZY_TEMPLATES)]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr[-2000:] for r in runs]
+    eager, lazy = (r.stdout.split() for r in runs)
+    assert int(eager[0]) >= 10 and eager[1] == "Template"            # (what the stand-ins save)
+    assert int(lazy[0]) == 0 and lazy[1] == "_LazyTemplate"
+    assert eager[2:4] == lazy[2:4] == ["True", "yes"]
+    assert lazy[4] == eager[4]                                        # the same pages
 
 
 def test_the_worker_skips_bokehs_callback_signature_checks():
