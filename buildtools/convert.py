@@ -29,8 +29,8 @@ from .boot import sub_once
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .fetch import BuildError
 from .worker_prelude import (  # noqa: F401  (the hooks: also the tests')
-    FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START,
-    RENDER_POSTED_RE, WORKER_PRELUDE)
+    FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_GLYPH_PARAMETERS, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS,
+    NO_GC_AT_START, RENDER_POSTED_RE, WORKER_PRELUDE)
 
 PANEL_CDN_ROOT = "./panel-cdn/"
 PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels

@@ -12,6 +12,21 @@ _Model.__init_subclass__ = classmethod(_init_subclass)
 del _Model, _init_subclass
 """
 
+# Bokeh's figure builds each glyph method (line, scatter, ...: ~65 of them) as its module is imported,
+# from Model.parameters(): every property of the glyph, its default evaluated and its Sphinx type
+# link written, for the method's help() signature and docstring. The method itself reads only the
+# positional arguments' names (to pass positional values on as keywords). Here parameters() gives
+# just those, in Bokeh's order; its only other caller is the model-class hook above. help() on a
+# glyph method in the worker then lists the positional arguments alone.
+LIGHT_GLYPH_PARAMETERS = """
+from inspect import Parameter as _Parameter
+from bokeh.model.model import Model as _Model
+def _parameters(cls, _P=_Parameter):
+    return [(_P(name, _P.POSITIONAL_OR_KEYWORD), "", "") for name in cls._args]
+_Model.parameters = classmethod(_parameters)
+del _Parameter, _Model, _parameters
+"""
+
 # Bokeh checks every callback's signature as it is connected (inspect.signature): Panel connects
 # ~350 to render one chapter, ~0.1 s of a start in the worker. Bokeh's own setting turns the check
 # (and the close-match hints of a misspelt attribute's error) off; read at each call, so set first.
@@ -103,4 +118,4 @@ WORKER_PRELUDE = '''
 import pyodide.ffi
 if not hasattr(pyodide.ffi, "jsnull"):
     pyodide.ffi.jsnull = None
-''' + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK + FAST_SERIALIZE + LAZY_TEMPLATES + '''`);'''
+''' + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK + LIGHT_GLYPH_PARAMETERS + FAST_SERIALIZE + LAZY_TEMPLATES + '''`);'''

@@ -24,8 +24,8 @@ import pytest
 
 from buildtools import bytecode, pins
 from buildtools.convert import (
-    FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS, NO_GC_AT_START, PYODIDE_DIR,
-    add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
+    FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_GLYPH_PARAMETERS, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS,
+    NO_GC_AT_START, PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
 from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
 from buildtools.lazy_imports import LAZY, LAZY_YAML, lazify
@@ -357,6 +357,7 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     assert js2.index("loadPyodide({") < js2.index(NO_DIAGNOSTICS) < js2.index("Executing code")
     assert js2.index(LIGHT_MODEL_HOOK) < js2.index(FAST_SERIALIZE) < js2.index("Executing code")
     assert js2.index("loadPyodide({") < js2.index(LAZY_TEMPLATES) < js2.index("Executing code")
+    assert js2.index("loadPyodide({") < js2.index(LIGHT_GLYPH_PARAMETERS) < js2.index("Executing code")
     # no garbage collection from before the first import until the first document is posted
     assert js2.index("loadPyodide({") < js2.index(NO_GC_AT_START) < js2.index(LIGHT_MODEL_HOOK)
     assert js2.count("gc.enable()") == 1
@@ -387,6 +388,53 @@ print(len(json.dumps(doc.to_json(), default=str)))
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout) > 1000
+
+
+def test_the_light_glyph_parameters_keep_what_the_glyph_methods_do():
+    """With the worker's LIGHT_GLYPH_PARAMETERS, Model.parameters() names every glyph's positional
+    arguments in Bokeh's order (what a glyph method reads), and a figure drawn with positional
+    values through many glyph methods is the same document as without it; only help() text is
+    shorter. Fresh interpreters, with and without."""
+    check = """
+import hashlib, inspect, json
+from inspect import Parameter
+from bokeh.model import Model
+bokehs = Model.parameters
+PRELUDE
+from bokeh.io import curdoc
+from bokeh.models import glyphs
+from bokeh.plotting import figure
+from bokeh.plotting.glyph_api import GlyphAPI
+named = 0
+for cls in vars(glyphs).values():
+    if isinstance(cls, type) and issubclass(cls, glyphs.Glyph) and cls._args:
+        theirs = [p.name for p, _, _ in bokehs.__func__(cls) if p.kind == Parameter.POSITIONAL_OR_KEYWORD]
+        ours = [p.name for p, _, _ in cls.parameters() if p.kind == Parameter.POSITIONAL_OR_KEYWORD]
+        assert ours == theirs == list(cls._args), cls
+        named += 1
+p = figure()
+p.line([0, 1, 2], [1, 0, 2])
+p.scatter([0, 1], [2, 3], 9)
+p.vbar([0, 1], 0.5, [3, 4])
+p.quad([0], [1], [2], [3])
+p.segment([0], [0], [1], [1])
+p.text([0], [1], ["a"])
+p.circle([1], [1], 0.3)
+p.multi_line([[0, 1]], [[1, 0]])
+p.patch([0, 1, 1], [0, 0, 1])
+p.rect([0], [0], 1, 2)
+p.wedge([0], [0], 1, 0.1, 0.2)
+curdoc().add_root(p)
+print(named, str(inspect.signature(GlyphAPI.line)),
+      hashlib.sha256(json.dumps(curdoc().to_json(), sort_keys=True, default=str).encode()).hexdigest())
+"""
+    runs = [subprocess.run([sys.executable, "-c", check.replace("PRELUDE", prelude)], capture_output=True,
+                           text=True, timeout=300) for prelude in ("", LIGHT_GLYPH_PARAMETERS)]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr[-2000:] for r in runs]
+    (n0, *sig0, doc0), (n1, *sig1, doc1) = (r.stdout.split() for r in runs)
+    assert int(n0) == int(n1) > 30
+    assert " ".join(sig1) == "(self, x, y, **kwargs) -> 'GlyphRenderer'" and "line_width" in " ".join(sig0)
+    assert doc1 == doc0                                               # the same figure
 
 
 def test_the_workers_serialization_keeps_what_bokehs_own_keeps():
