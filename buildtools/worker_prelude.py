@@ -108,7 +108,7 @@ _jinja2.Environment.get_template = _get_template
 del _jinja2, _LazyTemplate, _get_template
 """
 
-WORKER_PRELUDE = '''
+WORKER_PRELUDE = ('''
   // Panel 1.9.4 expects Pyodide 0.29's pyodide.ffi.jsnull; on 0.27 JS null already
   // converts to None. Without this every widget change fails with an AttributeError.
   // Then no garbage collection until the first render, Bokeh's lighter model-class hook, no
@@ -118,4 +118,5 @@ WORKER_PRELUDE = '''
 import pyodide.ffi
 if not hasattr(pyodide.ffi, "jsnull"):
     pyodide.ffi.jsnull = None
-''' + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK + LIGHT_GLYPH_PARAMETERS + FAST_SERIALIZE + LAZY_TEMPLATES + '''`);'''
+''' + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK + LIGHT_GLYPH_PARAMETERS + FAST_SERIALIZE + LAZY_TEMPLATES
+                  + '''`);''')

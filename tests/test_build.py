@@ -9,6 +9,7 @@ exists, its lock, URLs and chapter pages are checked here too.
 import base64
 import hashlib
 import html as htmllib
+import importlib.util
 import json
 import os
 import re
@@ -1514,3 +1515,25 @@ def test_the_page_queues_every_event_in_order_while_the_worker_is_busy(converted
     assert "pyodideWorker.busy && event.model && event.attr" not in out
     with pytest.raises(BuildError, match="send_change"):
         rewrite_send_queue(out)
+
+
+@built
+def test_the_benchmarks_phase_marks_find_their_anchors_in_the_built_worker(tmp_path):
+    """benchmarks/phases.py (floor.py --phases) marks each phase boundary of the site's worker
+    script: every anchor is in the built worker once, each mark lands once, the marked worker is
+    still valid JavaScript, and a worker without an anchor is refused by the phase's name (a
+    change to the worker shows up here, not as a phase silently missing from a benchmark)."""
+    spec = importlib.util.spec_from_file_location("bench_phases", ROOT / "benchmarks" / "phases.py")
+    phases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(phases)
+    js = (SITE / "main.js").read_text(encoding="utf-8")
+    marked = phases.instrument_worker(js)
+    for name, *_ in phases.ANCHORS:
+        assert marked.count(f"glMark('{name}')") == 1, name
+    (tmp_path / "marked.js").write_text(marked, encoding="utf-8")
+    check = subprocess.run(["node", "--check", str(tmp_path / "marked.js")], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    with pytest.raises(ValueError, match="'loadPyodide'"):
+        phases.instrument_worker(js.replace("const sitePackages", "const packages"))
+    marks = [("worker started", 10.0), ("pyodide.js loaded", 10.25), ("loadPyodide", 12.0)]
+    assert phases.durations(marks) == {"pyodide.js loaded": 0.25, "loadPyodide": 1.75}
