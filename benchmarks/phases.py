@@ -16,10 +16,10 @@ change there shows up as a failing test rather than as a silently missing phase.
 import re
 import statistics
 
-# (name, regular expression of the anchor, where: "before" or "after" it). JS-level marks call
-# glMark; Python-level ones (inside the worker's Python source, a JS string with "\n" escapes)
-# call it through the js module.
+# A mark in the worker's Python source (a JS string with "\n" escapes) calls glMark through js.
 PY_MARK = "import js as _gl_js\\n_gl_js.glMark('{name}')\\n"
+# Each phase, in order: (name, regular expression of the anchor, the mark "before" or "after" it,
+# "js": a JS statement, or "py": lines of the worker's Python). A phase ends at its mark.
 ANCHORS = [
     ("pyodide.js loaded", r'importScripts\("\./pyodide/[^"]+/pyodide\.js"\);\n', "after", "js"),
     ("loadPyodide", r"  \{\n    const sitePackages", "before", "js"),
