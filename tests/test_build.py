@@ -1322,7 +1322,7 @@ def test_the_import_profile_times_the_labs_start_in_its_own_pyodide():
     assert len(rows) > 500 and {"panel", "bokeh.models", "gleam.chargru"} <= set(by_name)
     assert by_name["panel"].cumulative_us >= by_name["panel.layout"].cumulative_us > 0
     assert all(r.depth == 0 or len(r.importers) == r.depth for r in rows)
-    assert "panel.layout <- panel" in profile_table(rows, 5)
+    assert "panel.layout <- panel" in profile_table(rows, len(rows))     # (its rank is timing: not asked)
 
 
 LAZY_CHECK = """
