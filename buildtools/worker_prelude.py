@@ -114,9 +114,9 @@ del _jinja2, _LazyTemplate, _get_template
 WORKER_PRELUDE = ('''
   // Panel 1.9.4 expects Pyodide 0.29's pyodide.ffi.jsnull; on 0.27 JS null already
   // converts to None. Without this every widget change fails with an AttributeError.
-  // Then no garbage collection until the first render, Bokeh's lighter model-class hook, no
-  // error diagnostics, a faster serialization and templates compiled on first use
-  // (buildtools/worker_prelude.py).
+  // Then no garbage collection until the first render, Bokeh's lighter model-class hook and
+  // glyph-method signatures, no error diagnostics, a faster serialization and templates
+  // compiled on first use (buildtools/worker_prelude.py).
   self.pyodide.runPython(`
 import pyodide.ffi
 if not hasattr(pyodide.ffi, "jsnull"):
