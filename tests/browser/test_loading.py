@@ -44,6 +44,16 @@ def paragraphs(chapter):
     return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
 
 
+def indicator(page):
+    """#gl-boot's compositing hint, what its bar's fill transitions, and how much of the bar is filled."""
+    return page.evaluate("""() => {
+        const box = document.getElementById('gl-boot'), bar = box.querySelector('.gl-boot-bar');
+        const fill = bar.firstElementChild;
+        return [getComputedStyle(box).willChange, getComputedStyle(fill).transitionProperty,
+                fill.getBoundingClientRect().width / bar.getBoundingClientRect().width];
+    }""")
+
+
 def test_prose_shows_before_any_large_script_and_controls_refuse_until_ready(pages, static_site):
     lab = pages.new(static_site)
     page = lab.page
@@ -74,6 +84,9 @@ def test_prose_shows_before_any_large_script_and_controls_refuse_until_ready(pag
     boot = page.locator("#gl-boot")
     assert boot.get_attribute("role") == "status"
     assert "Starting the lab" in boot.text_content() and "Loading Python" in boot.text_content()
+    # a layer of its own whose bar fills by a transform: a new phase repaints the indicator, not the page
+    hint, animated, filled = indicator(page)
+    assert (hint, animated) == ("transform", "transform") and abs(filled - 1 / 3) < 0.02, (hint, animated, filled)
 
     # BokehJS in: the pre-rendered view replaces the article, its controls say not ready
     release(page, scripts, LARGE_SCRIPT)
@@ -97,6 +110,8 @@ def test_prose_shows_before_any_large_script_and_controls_refuse_until_ready(pag
     release(page, lock)
     lab.wait_ready("1")
     wait_until(lambda: "The lab is ready" in boot.text_content() or boot.is_hidden(), page=page)
+    if boot.is_visible():
+        wait_until(lambda: boot.is_hidden() or indicator(page)[2] > 0.99, page=page, message="the bar to fill")
     assert lab.text("ch1.step") == before
     assert page.locator(".gl-ch1-step button").first.get_attribute("aria-disabled") is None
     lab.click("gl-ch1-step")
