@@ -47,6 +47,11 @@ def _load(m):
             "sw_controlled": m["sw_controlled"]}
 
 
+def visit_kinds(warm):
+    """The visits of a profile: the cold one, and with `warm` the second one from its cache."""
+    return ("cold", "warm") if warm else ("cold",)
+
+
 def measure_cold(pw, base_url, workdir, external, console_errors, warm=False, phases=False):
     """A cold visit in a fresh profile; with `warm`, then a second visit once the service worker
     controls the page (it claims it when the whole build is cached): {"cold": .., "warm": ..}.
@@ -55,7 +60,7 @@ def measure_cold(pw, base_url, workdir, external, console_errors, warm=False, ph
     context.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     marks = route_marks(context) if phases else None
     out = {}
-    for kind in ("cold", "warm") if warm else ("cold",):
+    for kind in visit_kinds(warm):
         if kind == "warm":
             wait_until(lambda: page.evaluate("() => !!(navigator.serviceWorker && navigator.serviceWorker.controller)"),
                        180, what="the service worker to cache the build and take over the page")
@@ -107,7 +112,7 @@ def main(argv=None):
                 "warm_over_floor": med([r["warm"]["interactive_s"] / r["floor"]["floor_s"] for r in rs]),
                 "warm_worker_cpu_s": med([r["warm"]["worker_cpu_s"] for r in rs])})
         if args.phases:
-            for kind in ("cold", "warm") if args.warm else ("cold",):
+            for kind in visit_kinds(args.warm):
                 summary[u][f"{kind}_phases_s"] = median_durations([r[kind]["phases_s"] for r in rs])
         summary[u]["runs"] = rs
         print(f"{u}: median of {len(rs)}: floor {floor_s} s, cold {cold_s} s, cold/floor "
@@ -116,7 +121,7 @@ def main(argv=None):
               + (f"; warm {summary[u]['warm_interactive_s']} s, warm/floor {summary[u]['warm_over_floor']}, "
                  f"worker CPU-s {summary[u]['warm_worker_cpu_s']}" if args.warm else ""))
     for u in urls if args.phases else ():
-        for kind in ("cold", "warm") if args.warm else ("cold",):
+        for kind in visit_kinds(args.warm):
             print(f"{u} {kind}, median worker phases (s): "
                   + ", ".join(f"{p} {t:.3f}" for p, t in summary[u][f"{kind}_phases_s"].items()))
     print(f"external requests: {len(external)}; console errors: {len(console_errors)}")
