@@ -1537,3 +1537,25 @@ def test_the_benchmarks_phase_marks_find_their_anchors_in_the_built_worker(tmp_p
         phases.instrument_worker(js.replace("const sitePackages", "const packages"))
     marks = [("worker started", 10.0), ("pyodide.js loaded", 10.25), ("loadPyodide", 12.0)]
     assert phases.durations(marks) == {"pyodide.js loaded": 0.25, "loadPyodide": 1.75}
+
+
+def test_the_load_traces_summary_counts_self_time_per_thread_and_whole_page_paints():
+    """benchmarks/trace_load.py's arithmetic on a small trace of known shape: an event's self
+    time leaves out what is nested in it, a thread's busy time counts only its outermost events
+    (in the 0.5 s bucket each starts in), and only paints of the whole document are counted."""
+    spec = importlib.util.spec_from_file_location("bench_trace", ROOT / "benchmarks" / "trace_load.py")
+    trace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(trace)
+
+    def x(name, ts_ms, dur_ms, **args):
+        return {"ph": "X", "name": name, "ts": ts_ms * 1000, "dur": dur_ms * 1000, "pid": 1, "tid": 2, "args": args}
+
+    events = [x("RunTask", 0, 100), x("FunctionCall", 10, 60), x("GC", 20, 15),   # GC nested in the call
+              x("RunTask", 600, 30), x("Paint", 605, 20, data={"nodeName": "#document"}),
+              x("Paint", 700, 5, data={"nodeName": "DIV id='gl-boot'"}),
+              {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "CrRendererMain"}}]
+    own = trace.self_times(events)
+    assert own == {"RunTask": 100 - 60 + 30 - 20, "FunctionCall": 60 - 15, "GC": 15, "Paint": 25}
+    assert trace.busy(events, 0) == {0.0: 100, 0.5: 30 + 5}
+    assert trace.document_paints(events) == (1, 20)
+    assert trace.thread_names(events) == {(1, 2): "CrRendererMain"}
