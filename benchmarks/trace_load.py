@@ -35,12 +35,16 @@ def thread_names(events):
             if e.get("ph") == "M" and e.get("name") == "thread_name"}
 
 
+def spans(events):
+    """One thread's complete events ("X") in order of start, an enclosing event before those in it."""
+    return sorted((e for e in events if e.get("ph") == "X" and "dur" in e), key=lambda e: (e["ts"], -e["dur"]))
+
+
 def self_times(events):
     """{name: self milliseconds} of one thread's complete events ("X"): an event's duration less
     that of the events nested in it."""
-    spans = sorted((e for e in events if e.get("ph") == "X" and "dur" in e), key=lambda e: (e["ts"], -e["dur"]))
     out, open_ = collections.Counter(), []
-    for e in spans:
+    for e in spans(events):
         while open_ and open_[-1]["ts"] + open_[-1]["dur"] <= e["ts"]:
             open_.pop()
         if open_:
@@ -52,9 +56,8 @@ def self_times(events):
 
 def busy(events, t0, width=0.5):
     """{bucket start (s after t0): milliseconds} of one thread's outermost complete events."""
-    spans = sorted((e for e in events if e.get("ph") == "X" and "dur" in e), key=lambda e: (e["ts"], -e["dur"]))
     out, end = collections.Counter(), -1
-    for e in spans:
+    for e in spans(events):
         if e["ts"] >= end:                      # not nested in the last outermost event
             out[int((e["ts"] - t0) / 1e6 / width) * width] += e["dur"] / 1000
             end = e["ts"] + e["dur"]

@@ -1517,15 +1517,21 @@ def test_the_page_queues_every_event_in_order_while_the_worker_is_busy(converted
         rewrite_send_queue(out)
 
 
+def benchmark_module(name):
+    """benchmarks/<name>.py as a module (benchmarks/ is scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @built
 def test_the_benchmarks_phase_marks_find_their_anchors_in_the_built_worker(tmp_path):
     """benchmarks/phases.py (floor.py --phases) marks each phase boundary of the site's worker
     script: every anchor is in the built worker once, each mark lands once, the marked worker is
     still valid JavaScript, and a worker without an anchor is refused by the phase's name (a
     change to the worker shows up here, not as a phase silently missing from a benchmark)."""
-    spec = importlib.util.spec_from_file_location("bench_phases", ROOT / "benchmarks" / "phases.py")
-    phases = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(phases)
+    phases = benchmark_module("phases")
     js = (SITE / "main.js").read_text(encoding="utf-8")
     marked = phases.instrument_worker(js)
     for name, *_ in phases.ANCHORS:
@@ -1543,9 +1549,7 @@ def test_the_load_traces_summary_counts_self_time_per_thread_and_whole_page_pain
     """benchmarks/trace_load.py's arithmetic on a small trace of known shape: an event's self
     time leaves out what is nested in it, a thread's busy time counts only its outermost events
     (in the 0.5 s bucket each starts in), and only paints of the whole document are counted."""
-    spec = importlib.util.spec_from_file_location("bench_trace", ROOT / "benchmarks" / "trace_load.py")
-    trace = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(trace)
+    trace = benchmark_module("trace_load")
 
     def x(name, ts_ms, dur_ms, **args):
         return {"ph": "X", "name": name, "ts": ts_ms * 1000, "dur": dur_ms * 1000, "pid": 1, "tid": 2, "args": args}
