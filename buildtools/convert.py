@@ -6,11 +6,12 @@ See buildtools/deeplinks.py for how a page and its worker agree on the chapter, 
 what a page does while Python starts, csp.py for its Content-Security-Policy.
 
 With PANEL_CDN_ROOT=./panel-cdn/ Panel writes its own JS/CSS URLs relative; what is left:
-BokehJS from cdn.bokeh.org, pyodide.js from jsDelivr, the worker's micropip install (the
-packages fetched and unpacked by the worker itself instead, numpy too: buildtools/unpack.py;
-only a shared library would be named to loadPyodide()), loadPyodide()'s arguments, and the Python the worker
-runs first (buildtools/worker_prelude.py). Each rewrite must match exactly once: a Panel upgrade that changes its
-templates stops the build instead of leaving an external URL behind.
+BokehJS from cdn.bokeh.org (served from the site, its main bundle with one rewrite of its own:
+buildtools/bokehjs.py), pyodide.js from jsDelivr, the worker's micropip install (the packages
+fetched and unpacked by the worker itself instead, numpy too: buildtools/unpack.py; only a shared
+library would be named to loadPyodide()), loadPyodide()'s arguments, and the Python the worker
+runs first (buildtools/worker_prelude.py). Each rewrite must match exactly once: a Panel upgrade
+that changes its templates stops the build instead of leaving an external URL behind.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from . import boot, csp, pins, unpack
+from .bokehjs import BOKEH_DIR, copy_bokeh_js
 from .boot import sub_once
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .fetch import BuildError
@@ -34,7 +36,6 @@ from .worker_prelude import (  # noqa: F401  (the hooks: also the tests')
 
 PANEL_CDN_ROOT = "./panel-cdn/"
 PYODIDE_DIR = f"pyodide/{pins.PYODIDE_VERSION}"  # site-relative folder of core files, lock and wheels
-BOKEH_DIR = "bokeh"
 
 BOKEH_CDN_RE = re.compile(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-(\d+\.\d+\.\d+)\.min\.js")
 
@@ -216,18 +217,6 @@ def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_
     # A failure before Panel's own try (loading Python or a package) would leave the page waiting
     # forever: report it as a status, which the page names (buildtools.boot).
     return sub_once(r"\nstartApplication\(\)\s*$", lambda m: STARTUP_CATCH, js, "startApplication()")
-
-
-def copy_bokeh_js(bundles: list[str], site: Path) -> None:
-    import bokeh
-    static = Path(bokeh.__file__).parent / "server" / "static" / "js"
-    dest = site / BOKEH_DIR
-    dest.mkdir(parents=True, exist_ok=True)
-    for fname in bundles:
-        stem, version = fname[: -len(".min.js")].rsplit("-", 1)
-        if version != bokeh.__version__:
-            raise BuildError(f"the page wants BokehJS {version} but bokeh {bokeh.__version__} is installed")
-        shutil.copy2(static / f"{stem}.min.js", dest / fname)
 
 
 # Panel's dist files the page always needs, relative to panel/dist/.

@@ -1563,3 +1563,62 @@ def test_the_load_traces_summary_counts_self_time_per_thread_and_whole_page_pain
     assert trace.busy(events, 0) == {0.0: 100, 0.5: 30 + 5}
     assert trace.document_paints(events) == (1, 20)
     assert trace.thread_names(events) == {(1, 2): "CrRendererMain"}
+
+
+# ---------------------------------------------------------------- BokehJS as served (buildtools/bokehjs.py)
+# The bundle's InlineStyleSheet._update, taken out of the minified file, as the method of a stylesheet
+# whose <style> element counts the writes of its text; node runs it for a sequence of texts.
+STYLESHEET_WRITES_JS = r"""
+const method = process.argv[1];
+const el = {text: "", writes: 0, get textContent() { return this.text; },
+            set textContent(v) { this.text = v; this.writes++; }};
+const sheet = eval(`({el, ${method}})`);
+for (const css of JSON.parse(process.argv[2])) sheet._update(css);
+console.log(JSON.stringify([el.writes, el.text]));
+"""
+
+
+def stylesheet_writes(bundle, texts):
+    """(writes of the <style> element's text, its last text) when `bundle`'s _update gets `texts`."""
+    method = re.search(r"_update\((\w+)\)\{[^{}]*\}", bundle).group(0)
+    out = subprocess.run(["node", "-e", STYLESHEET_WRITES_JS, method, json.dumps(texts)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return tuple(json.loads(out.stdout))
+
+
+def test_bokehjs_writes_a_stylesheet_only_when_its_text_changes():
+    """BokehJS rewrites every renderer's position stylesheet at each paint, most often with the
+    same text; the site's bundle writes it only when the text differs (the installed bundle,
+    rewritten as the build does, run by node)."""
+    import bokeh
+
+    from buildtools.bokehjs import rewrite_bundle
+    if shutil.which("node") is None:
+        pytest.fail("node is needed to run BokehJS's code")
+    installed = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text(encoding="utf-8")
+    texts = [":host { top: 1px; }"] * 3 + [":host { top: 2px; }"] * 2 + [""]
+    assert stylesheet_writes(installed, texts) == (6, "")            # BokehJS's own: every call writes
+    assert stylesheet_writes(rewrite_bundle(installed), texts) == (3, "")   # the site's: the 3 changes
+    assert stylesheet_writes(rewrite_bundle(installed), texts[:4]) == (2, ":host { top: 2px; }")
+
+
+def test_bokehjs_rewrite_stops_the_build_if_bokeh_changed_the_method():
+    from buildtools.bokehjs import rewrite_bundle
+    with pytest.raises(BuildError, match="InlineStyleSheet._update"):
+        rewrite_bundle("class y{_update(t){this.el.innerHTML=t}}")
+    with pytest.raises(BuildError, match="found 2"):
+        rewrite_bundle("_update(t){this.el.textContent=t}" * 2)
+
+
+@built
+def test_built_site_serves_the_rewritten_bokehjs():
+    import bokeh
+
+    from buildtools.bokehjs import rewrite_bundle
+    static = Path(bokeh.__file__).parent / "server" / "static" / "js"
+    served = (SITE / "bokeh" / f"bokeh-{bokeh.__version__}.min.js").read_bytes()
+    assert served == rewrite_bundle((static / "bokeh.min.js").read_bytes().decode("utf-8")).encode("utf-8")
+    for bundle in ("bokeh-widgets", "bokeh-tables"):
+        assert (SITE / "bokeh" / f"{bundle}-{bokeh.__version__}.min.js").read_bytes() == \
+               (static / f"{bundle}.min.js").read_bytes()

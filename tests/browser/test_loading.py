@@ -7,6 +7,8 @@
   lost silently), and an indicator names the phase; once live, the same controls work.
 - Second visit: a service worker keeps the build; with the server gone the lab still starts and
   trains; after a rebuild the page runs the new build.
+- BokehJS as served: a figure's repaint leaves the stylesheets whose text did not change as they
+  were (buildtools/bokehjs.py).
 
 Each test holds a request the page needs (a route) to keep the page in the state it checks, so
 that nothing depends on how fast this machine starts Python.
@@ -313,4 +315,47 @@ json.dumps([gc.isenabled(), gc.get_freeze_count() > 50_000, os.environ.get("BOKE
     before = lab.text("ch1.step")
     lab.click("gl-ch1-step")
     lab.wait_text("ch1.step", lambda t: t != before, what="chapter 1's Step to move the step shown")
+    lab.guard.assert_clean()
+
+
+# A figure's renderers, each with the <style> element BokehJS writes its position into at every
+# paint: each element's text node and text now, and a count of the figure's paints from here on.
+MARK_SHEETS_JS = """(cls) => {
+  const roots = Object.values(Bokeh.index);
+  const docs = [...new Set(roots.map((v) => v.model.document))];
+  let plot = null;
+  for (const doc of docs)
+    for (const m of doc._all_models.values())
+      if (Array.isArray(m.css_classes) && m.css_classes.includes(cls))
+        for (const root of roots) plot = root.owner.find_one(m) || plot;
+  const sheets = [...plot.renderer_views.values()].map((v) => v.position && v.position.el).filter((el) => el);
+  window.__glSheets = sheets.map((el) => [el, el.firstChild, el.textContent]);
+  window.__glPaints = 0;
+  const paint = plot._actual_paint;
+  plot._actual_paint = function (...args) { window.__glPaints++; return paint.apply(this, args); };
+  return sheets.length;
+}"""
+SHEETS_AFTER_JS = """() => ({paints: __glPaints,
+  written: __glSheets.filter(([el, node]) => el.firstChild !== node).length,
+  changed: __glSheets.filter(([el, , text]) => el.textContent !== text).length})"""
+
+
+def test_a_figure_repaints_without_rewriting_its_unchanged_stylesheets(session_pages, _shared_labs, static_site):
+    """The site's BokehJS writes a renderer's position stylesheet only when its text changes
+    (buildtools/bokehjs.py): chapter 3's bound figure, repainted after a move of γ, keeps the
+    text node of every stylesheet whose text stayed the same (BokehJS's own bundle replaces all
+    of them at each paint, and each write made Chrome recompute the page's styles)."""
+    lab = _shared_labs.get("static") or _shared_labs.setdefault("static", session_pages.new(static_site))
+    lab.guard.forget_errors()
+    lab.show("3")
+    assert lab.page.evaluate(MARK_SHEETS_JS, "gl-ch3-bound") >= 5
+    before = lab.text("ch3.product")
+    lab.slider_keys("gl-ch3-gamma", "ArrowRight")
+    lab.wait_text("ch3.product", lambda t: t != before, what="γ's move to change γρ")
+    wait_until(lambda: lab.page.evaluate("window.__glPaints > 0"), page=lab.page, message="for the figure to repaint")
+    lab.page.wait_for_timeout(300)                     # (any further paint of the same move)
+    after = lab.page.evaluate(SHEETS_AFTER_JS)
+    assert after["paints"] >= 1 and after["written"] == after["changed"], after
+    lab.slider_keys("gl-ch3-gamma", "ArrowLeft")       # the shared page as it was
+    lab.wait_text("ch3.product", lambda t: t == before, what="γ back")
     lab.guard.assert_clean()
