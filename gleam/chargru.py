@@ -134,6 +134,7 @@ class CharGRU:
         size = gm.n_params(V, H)
         self._theta, self._grad, self._memory = np.zeros(size), np.zeros(size), np.zeros(size)
         self._tmp = np.empty(size)
+        self._work = gm.Workspace(K, H) if B == 1 else None   # a step's arrays, reused by every step
         self._p, self._g = gm.views(self._theta, V, H), gm.views(self._grad, V, H)
         self.params = {name: self._p[name] for name in gm.NAMES}
         self.grads = {name: self._g[name] for name in gm.NAMES}
@@ -242,9 +243,9 @@ class CharGRU:
         n_chars = self._B * self._K
         # the kernels' argument checks are skipped (check=False): these are the model's own arrays
         if self._B == 1:                                    # one stream: exactly the unbatched path
-            losses, cache = gm.forward(self._p, inputs[0], targets[0], h0[0], check=False)
-            self._zr = cache["zr"]
-            gm.backward(self._p, cache, self._g, check=False)
+            losses, cache = gm.forward(self._p, inputs[0], targets[0], h0[0], check=False, work=self._work)
+            self._zr = cache["zr"]                          # (the workspace's: read before the next step)
+            gm.backward(self._p, cache, self._g, check=False, work=self._work)
             h_last = cache["hs"][-1:]
         else:                                               # B streams: summed loss and gradient
             losses, cache = gb.forward_batch(self._p, inputs, targets, h0, check=False)

@@ -35,6 +35,7 @@ import numpy as np
 
 from gleam import checks
 from gleam.chargru_batch import backward_batch, check_cache, check_chunk, forward_batch
+from gleam.chargru_workspace import Workspace, fits as _fits
 
 NAMES = ("Wz", "Uz", "bz", "Wr", "Ur", "br", "Wh", "Uh", "bh", "Wy", "by")
 
@@ -113,11 +114,12 @@ def init_params(buffer, V, H, rng, scale=0.1):
     return p
 
 
-def forward(p, inputs, targets, h0, *, check=True):
+def forward(p, inputs, targets, h0, *, check=True, work=None):
     """Run one chunk. inputs, targets: (K,) character indices; h0: (H,) the carried state.
 
     Returns (losses, cache): losses (K,) is −ln p_t[target_t] in nats (inf if that probability
-    underflowed to 0); cache holds the states, gates and probabilities the backward pass needs.
+    underflowed to 0); cache holds the states, gates and probabilities the backward pass needs
+    (arrays of `work`, a Workspace(K, H), if given: see Workspace).
     Readable versions: the step is gleam.cells_gru.gru_textbook_step, the loss
     gleam.losses.cross_entropy (summed here, not averaged); benchmarks/reference_chargru.py.
     ValueError naming the argument for anything else (chargru_batch.check_chunk; check=False skips it).
@@ -127,23 +129,19 @@ def forward(p, inputs, targets, h0, *, check=True):
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
     K = len(inputs)
+    w = Workspace(K, H) if work is None else _fits(work, K, H, check)
     # W x_t + b for all three gates and all K steps at once: a one-hot x_t picks column x_t of W
-    A = p["W"].T[inputs] + p["b"]                                   # (K, 3H)
+    A = np.add(p["W"].T[inputs], p["b"], out=w.A)                   # (K, 3H)
     # σ(a) = ½ (1 + tanh(a/2)): the ½ inside goes into [Uz; Ur] and the input terms, once a chunk
-    half_A_zr = 0.5 * A[:, :2 * H]                                  # (K, 2H)
+    np.multiply(0.5, A[:, :2 * H], out=w.half_A_zr)                 # (K, 2H)
     half_U_zr = 0.5 * U[:2 * H]                                     # (2H, H)
-    A_h, U_h = A[:, 2 * H:], U[2 * H:]                              # (K, H), (H, H)
+    U_h = U[2 * H:]                                                 # (H, H)
 
-    hs = np.empty((K + 1, H))                                       # h_0 .. h_K
+    hs = w.hs                                                       # h_0 .. h_K
     hs[0] = h0
-    zr = np.empty((K, 2 * H))                                       # [z_t, r_t]
-    z, r = zr[:, :H], zr[:, H:]
-    h_tilde = np.empty((K, H))
-    rh = np.empty((K, H))                                           # r_t ⊙ h_{t-1}
-    dh = np.empty((K, H))                                           # h̃_t − h_{t-1}
     tanh, add, mul, sub = np.tanh, np.add, np.multiply, np.subtract
-    for h, h_next, g, z_t, r_t, c, rh_t, dh_t, half_a_zr, a_h in zip(
-            hs[:-1], hs[1:], zr, z, r, h_tilde, rh, dh, half_A_zr, A_h):
+    # row t of hs[:-1], hs[1:], zr, z, r, h̃, r ⊙ h_{t-1}, h̃ − h_{t-1}, ½ A_zr, A_h (Workspace)
+    for h, h_next, g, z_t, r_t, c, rh_t, dh_t, half_a_zr, a_h in w.forward_rows:
         # [z; r] = σ([Uz; Ur] h_{t-1} + [Wz; Wr] x_t + [bz; br])
         half_U_zr.dot(h, g)
         add(g, half_a_zr, g)
@@ -166,12 +164,12 @@ def forward(p, inputs, targets, h0, *, check=True):
     probs = np.exp(y)
     probs /= probs.sum(axis=1, keepdims=True)
     losses = -np.log(probs[np.arange(K), targets])                 # −ln p_t[target_t]
-    cache = dict(inputs=inputs, targets=targets, hs=hs, zr=zr, h_tilde=h_tilde, rh=rh, dh=dh,
+    cache = dict(inputs=inputs, targets=targets, hs=hs, zr=w.zr, h_tilde=w.h_tilde, rh=w.rh, dh=w.dh,
                  probs=probs)
     return losses, cache
 
 
-def backward(p, cache, grads, *, check=True):
+def backward(p, cache, grads, *, check=True, work=None):
     """Gradient of L = Σ_t −ln p_t[target_t] for the chunk, written into the views `grads`.
 
     Truncated BPTT: h_0 came from the previous chunk and counts as a constant here. Returns
@@ -191,6 +189,7 @@ def backward(p, cache, grads, *, check=True):
     inputs, targets = cache["inputs"], cache["targets"]
     K = len(inputs)
     z = zr[:, :H]
+    w = Workspace(K, H) if work is None else _fits(work, K, H, check)
 
     # ∂L/∂y_t = p_t − onehot(target_t): push the right logit up, the others down
     dy = cache["probs"].copy()
@@ -201,28 +200,29 @@ def backward(p, cache, grads, *, check=True):
 
     # row t of gd (t = 0..K, like hs) = [∂L/∂h_t, ∂L/∂(r_t ⊙ h_{t-1})]. ∂L/∂h_t starts as the
     # readout path Wyᵀ dy_t; the loop adds the path through h_{t+1} (the two paths are summed)
-    gd = np.zeros((K + 1, 2 * H))
-    g_h, g_rh = gd[:, :H], gd[:, H:]
+    gd = w.gd
+    gd.fill(0.0)
+    g_h = gd[:, :H]
     g_h[1:] = dy @ Wy
     # per-step factors that do not depend on the recursion, for all t at once:
     #   ∂h_t/∂a_h = z ⊙ (1 − h̃²)                      (a_h: the pre-activation of h̃)
     #   ∂h_t/∂a_z = (h̃ − h_{t-1}) ⊙ z(1 − z),   ∂(r ⊙ h_{t-1})/∂a_r = h_{t-1} ⊙ r(1 − r)
     #   ∂h_t/∂h_{t-1} directly = 1 − z (the carry path),   ∂(r ⊙ h_{t-1})/∂h_{t-1} = r
-    f_h = z * (1.0 - h_tilde * h_tilde)                             # (K, H)
-    f_zr = zr * (1.0 - zr) * np.concatenate([dh, hs[:-1]], axis=1)  # (K, 2H)
-    f_carry = zr.copy()
-    f_carry[:, :H] = 1.0 - z                                        # (K, 2H) = [1 − z, r]
+    # (as z (1 − h̃ h̃) and zr (1 − zr) [h̃ − h_{t-1}, h_{t-1}] compute them, into the workspace)
+    f_h = np.multiply(z, np.subtract(1.0, np.multiply(h_tilde, h_tilde, out=w.f_h), out=w.f_h), out=w.f_h)
+    w.dh_h[:, :H], w.dh_h[:, H:] = dh, hs[:-1]
+    f_zr = np.multiply(np.multiply(zr, np.subtract(1.0, zr, out=w.f_zr), out=w.f_zr), w.dh_h, out=w.f_zr)
+    np.copyto(w.f_carry, zr)
+    np.subtract(1.0, z, out=w.f_carry[:, :H])                       # (K, 2H) = [1 − z, r]
     U_zrT = np.ascontiguousarray(U[:2 * H].T)                       # (H, 2H)
     U_hT = np.ascontiguousarray(U[2 * H:].T)                        # (H, H)
 
-    da_zr = np.empty((K, 2 * H))                                    # [∂L/∂a_z, ∂L/∂a_r]
-    da_h = np.empty((K, H))                                         # ∂L/∂a_h
-    both, tmp = np.empty(2 * H), np.empty(H)
+    da_zr, da_h = w.da_zr, w.da_h                                   # [∂L/∂a_z, ∂L/∂a_r], ∂L/∂a_h
+    both, tmp = w.both, w.tmp
     both_h, both_rh = both[:H], both[H:]
     mul, add = np.multiply, np.add
-    for row, g, g_rh_t, prev, fh, dah, fzr, dazr, fc in zip(
-            gd[:0:-1], g_h[:0:-1], g_rh[:0:-1], g_h[-2::-1],
-            f_h[::-1], da_h[::-1], f_zr[::-1], da_zr[::-1], f_carry[::-1]):
+    # t = K .. 1: row t of gd, g_h, g_rh, row t−1 of g_h, f_h, da_h, f_zr, da_zr, f_carry (Workspace)
+    for row, g, g_rh_t, prev, fh, dah, fzr, dazr, fc in w.backward_rows:
         # ∂L/∂a_h = ∂L/∂h_t ⊙ z ⊙ (1 − h̃²);   ∂L/∂(r ⊙ h_{t-1}) = Uhᵀ ∂L/∂a_h
         mul(g, fh, dah)
         U_hT.dot(dah, g_rh_t)

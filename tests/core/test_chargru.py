@@ -590,6 +590,34 @@ def test_the_chunk_kernels_refuse_what_they_used_to_misread():
     np.testing.assert_array_equal(grads[0]["W"], grads[1]["W"])
 
 
+
+def test_a_reused_workspace_gives_what_fresh_arrays_give_chunk_after_chunk():
+    """A model's steps run forward and backward through one Workspace (gleam.chargru_workspace),
+    each chunk rewriting what the last left there. Chunks that differ in inputs, carried state
+    (zero, then not) and weights, run in turn through one workspace, give bit for bit what each
+    gives through fresh arrays: losses, the cache, the gradient and ∂L/∂h_0."""
+    m = CharGRU(seed=4)
+    work, rng, size = gm.Workspace(m.K, m.H), np.random.default_rng(0), _n_params(m.V, m.H)
+    for i in range(4):
+        inputs, targets = rng.integers(0, m.V, m.K), rng.integers(0, m.V, m.K)
+        h0 = rng.standard_normal(m.H) * (i % 2)
+        p = gm.views(m._theta + 0.1 * i * rng.standard_normal(size), m.V, m.H)
+        fresh, reused = np.zeros(size), np.full(size, np.nan)
+        losses, cache = gm.forward(p, inputs, targets, h0)
+        dh0 = gm.backward(p, cache, gm.views(fresh, m.V, m.H))
+        losses_w, cache_w = gm.forward(p, inputs, targets, h0, work=work)
+        dh0_w = gm.backward(p, cache_w, gm.views(reused, m.V, m.H), work=work)
+        np.testing.assert_array_equal(losses_w, losses)
+        for key in ("hs", "zr", "h_tilde", "rh", "dh", "probs"):
+            np.testing.assert_array_equal(cache_w[key], cache[key], err_msg=f"chunk {i}: {key}")
+        np.testing.assert_array_equal(reused, fresh)
+        np.testing.assert_array_equal(dh0_w, dh0)
+    assert cache_w["zr"] is work.zr and cache["zr"] is not work.zr     # the cache is the workspace's
+    with pytest.raises(ValueError, match=r"^work must be a Workspace\(K=25, H=32\) for this chunk, got Workspace\(K=24"):
+        gm.forward(m._p, inputs, targets, h0, work=gm.Workspace(m.K - 1, m.H))
+    with pytest.raises(ValueError, match=r"^work must be a Workspace\(K=25, H=32\)"):
+        gm.backward(m._p, cache, m._g, work="scratch")
+
 def test_a_diverged_model_whose_last_chunk_overflowed_copies_saves_and_loads():
     # lr = 1e308: the first update makes weights of ~1e308, the next chunk overflows to NaN gates
     m = CharGRU("abcab ca\nbb éa", hidden=4, seq_len=4, lr=1e308, seed=1)
