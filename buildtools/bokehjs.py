@@ -31,10 +31,16 @@ def rewrite_bundle(js: str) -> str:
     return sub_once(STYLESHEET_WRITE_RE, STYLESHEET_WRITE_IF_CHANGED, js, "BokehJS's InlineStyleSheet._update")
 
 
+def installed_bundles() -> Path:
+    """The folder of the installed bokeh's BokehJS bundles (`bokeh.min.js`, ...)."""
+    import bokeh
+    return Path(bokeh.__file__).parent / "server" / "static" / "js"
+
+
 def copy_bokeh_js(bundles: list[str], site: Path) -> None:
     """Copy the BokehJS bundles the pages name (`bokeh-3.9.2.min.js`, ...) into site/bokeh/."""
     import bokeh
-    static = Path(bokeh.__file__).parent / "server" / "static" / "js"
+    static = installed_bundles()
     dest = site / BOKEH_DIR
     dest.mkdir(parents=True, exist_ok=True)
     for fname in bundles:

@@ -1591,12 +1591,10 @@ def test_bokehjs_writes_a_stylesheet_only_when_its_text_changes():
     """BokehJS rewrites every renderer's position stylesheet at each paint, most often with the
     same text; the site's bundle writes it only when the text differs (the installed bundle,
     rewritten as the build does, run by node)."""
-    import bokeh
-
-    from buildtools.bokehjs import rewrite_bundle
+    from buildtools.bokehjs import installed_bundles, rewrite_bundle
     if shutil.which("node") is None:
         pytest.fail("node is needed to run BokehJS's code")
-    installed = (Path(bokeh.__file__).parent / "server" / "static" / "js" / "bokeh.min.js").read_text(encoding="utf-8")
+    installed = (installed_bundles() / "bokeh.min.js").read_text(encoding="utf-8")
     texts = [":host { top: 1px; }"] * 3 + [":host { top: 2px; }"] * 2 + [""]
     assert stylesheet_writes(installed, texts) == (6, "")            # BokehJS's own: every call writes
     assert stylesheet_writes(rewrite_bundle(installed), texts) == (3, "")   # the site's: the 3 changes
@@ -1615,8 +1613,8 @@ def test_bokehjs_rewrite_stops_the_build_if_bokeh_changed_the_method():
 def test_built_site_serves_the_rewritten_bokehjs():
     import bokeh
 
-    from buildtools.bokehjs import rewrite_bundle
-    static = Path(bokeh.__file__).parent / "server" / "static" / "js"
+    from buildtools.bokehjs import installed_bundles, rewrite_bundle
+    static = installed_bundles()
     served = (SITE / "bokeh" / f"bokeh-{bokeh.__version__}.min.js").read_bytes()
     assert served == rewrite_bundle((static / "bokeh.min.js").read_bytes().decode("utf-8")).encode("utf-8")
     for bundle in ("bokeh-widgets", "bokeh-tables"):
