@@ -41,9 +41,10 @@ from content.render import TYPESET_FILE
 from gleam import pretrained
 from buildtools import pins
 from buildtools.convert import PYODIDE_DIR, convert
+from buildtools.errors import BuildError
 from buildtools.fetch import (
-    BuildError, build_project_wheel, build_sdist_wheel, extract_compiled, fetch_compiled_source,
-    fetch_pyodide_core, pip_download,
+    build_project_wheel, build_sdist_wheel, extract_compiled, fetch_compiled_source, fetch_pyodide_core,
+    pip_download,
 )
 from buildtools.lock import build_lock, resolve_closure
 from buildtools.bytecode import compile_stdlib, compile_wheels

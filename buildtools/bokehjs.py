@@ -16,8 +16,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .boot import sub_once
-from .fetch import BuildError
+from .errors import BuildError, sub_once
 
 BOKEH_DIR = "bokeh"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 
-from .fetch import BuildError
+from .errors import BuildError, sub_once
 
 # Panel's worker reports its phases with these messages (panel/io/convert.py's template, as
 # rewritten by buildtools.convert); anything else it reports is an error.
@@ -210,15 +210,6 @@ def head_html(extra: str = "") -> str:
 def body_html(article: str = "") -> str:
     """The indicator and the chapter's static article, first in the page's <body>."""
     return BOOT_HTML % (PHASES["page"][0], STEPS, PHASES["page"][1] / (STEPS + 1)) + article
-
-
-def sub_once(pattern: str, repl, text: str, what: str, flags: int = 0) -> str:
-    """re.sub that must match exactly once: a Panel upgrade that changes its templates stops
-    the build instead of leaving a page half rewritten."""
-    new, n = re.subn(pattern, repl, text, count=0, flags=flags)
-    if n != 1:
-        raise BuildError(f"rewriting {what}: expected exactly one match of {pattern!r}, found {n}")
-    return new
 
 
 # How the deep-link script (buildtools/deeplinks.py), first in a chapter's <head>, begins.

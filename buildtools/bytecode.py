@@ -42,7 +42,8 @@ import zipfile
 from pathlib import Path
 
 from . import pins
-from .fetch import BuildError, sha256_file
+from .errors import BuildError
+from .fetch import sha256_file
 from .wheels import rewrite_wheel
 
 # importlib.util.MAGIC_NUMBER of CPython 3.12 (Pyodide 0.27's interpreter); the stage

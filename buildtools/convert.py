@@ -27,9 +27,8 @@ from pathlib import Path
 
 from . import boot, csp, pins, unpack
 from .bokehjs import BOKEH_DIR, copy_bokeh_js
-from .boot import sub_once
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
-from .fetch import BuildError
+from .errors import BuildError, sub_once
 from .worker_prelude import (  # noqa: F401  (the hooks: also the tests')
     FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_GLYPH_PARAMETERS, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS,
     NO_GC_AT_START, RENDER_POSTED_RE, WORKER_PRELUDE)

@@ -16,7 +16,7 @@ import base64
 import hashlib
 import re
 
-from .boot import sub_once
+from .errors import sub_once
 
 BASE = {
     "default-src": ["'self'"],

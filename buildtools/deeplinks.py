@@ -12,8 +12,8 @@ import re
 
 from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
 
-from .boot import PAGE_SCRIPT_MARK, sub_once
-from .fetch import BuildError
+from .boot import PAGE_SCRIPT_MARK
+from .errors import BuildError, sub_once
 
 # Put first in every page's <head>. Chapter pages (chapter-<id>.html; index.html is chapter 0)
 # differ only in the document they pre-render. `?chapter=<id>` naming another chapter replaces

@@ -18,10 +18,7 @@ import zipfile
 from pathlib import Path
 
 from . import pins
-
-
-class BuildError(RuntimeError):
-    """A build step failed in a way the user must see (bad hash, missing file, ...)."""
+from .errors import BuildError
 
 
 def sha256_file(path: Path) -> str:

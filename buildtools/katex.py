@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 from . import pins
-from .fetch import BuildError, extract_npm_package, npm_tarball
+from .errors import BuildError
+from .fetch import extract_npm_package, npm_tarball
 
 CSS = "dist/katex.min.css"
 SCRIPT = "dist/katex.js"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from .fetch import BuildError
+from .errors import BuildError
 
 # file -> {module: None (every name it gives) or the names of it to import lazily}
 LAZY = {

@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 
 from . import pins
-from .fetch import BuildError, sha256_file
+from .errors import BuildError
+from .fetch import sha256_file
 from .wheels import WheelInfo
 
 

@@ -15,7 +15,7 @@ import html
 import re
 from pathlib import Path
 
-from .fetch import BuildError
+from .errors import BuildError
 from .katex import render
 
 # The prose's measure (app.widgets.theme.PROSE_MAX_WIDTH; not imported: the build stays off the app).

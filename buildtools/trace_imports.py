@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import pins
-from .fetch import BuildError
+from .errors import BuildError
 
 IMPORTED_FILE = Path(__file__).with_name("imported_modules.txt")
 HEADER = ("# Modules the lab imports in the browser, over every chapter (python -m buildtools.trace_imports).\n"

@@ -30,7 +30,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from .fetch import BuildError
+from .errors import BuildError
 from .lock import resolve_closure
 
 # Only stored entries, no zip64 (the build writes both), no path leaving site-packages.

@@ -192,7 +192,7 @@ def check_documents(site: Path) -> list[str]:
 
 def verify_site(site: Path, worker: str, lock_rel: str) -> list[str]:
     """Run every check; return notes (allowed URLs). Raises BuildError listing all problems."""
-    from .fetch import BuildError
+    from .errors import BuildError
     problems, notes = scan_site(site)
     problems += check_local_refs(site, worker)
     problems += check_documents(site)

@@ -28,7 +28,8 @@ from buildtools.convert import (
     FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_GLYPH_PARAMETERS, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS,
     NO_GC_AT_START, PYODIDE_DIR, add_deep_links, convert, page_name, rewrite_html, rewrite_worker, run_panel_convert,
 )
-from buildtools.fetch import BuildError, check_sha256, extract_compiled, verify_official
+from buildtools.errors import BuildError
+from buildtools.fetch import check_sha256, extract_compiled, verify_official
 from buildtools.lazy_imports import LAZY, LAZY_YAML, lazify
 from buildtools.lock import build_lock, verify_lock
 from buildtools.serve import IMMUTABLE, MIME, NO_CACHE, cache_control, make_server

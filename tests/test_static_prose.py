@@ -14,7 +14,7 @@ import pytest
 
 import content
 from buildtools import katex, pins, static_prose
-from buildtools.fetch import BuildError
+from buildtools.errors import BuildError
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("GLEAM_BUILD_CACHE") or ROOT / "build-cache").resolve()

@@ -12,7 +12,7 @@ import pytest
 
 from buildtools import unpack
 from buildtools.convert import PYODIDE_DIR
-from buildtools.fetch import BuildError
+from buildtools.errors import BuildError
 from tests.test_build import SITE, built, lock_of
 
 
