@@ -23,9 +23,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
-from . import boot, csp, pins, unpack
+from . import boot, csp, pins, unpack, worker_prelude
 from .bokehjs import BOKEH_DIR, copy_bokeh_js
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .errors import BuildError, sub_once
@@ -112,17 +113,12 @@ def rewrite_html(html: str) -> tuple[str, list[str]]:
 PATCH_HANDLER_RE = (r"self\.pyodide\.globals\.set\('patch', msg\.patch\)\s*"
                     r"self\.pyodide\.runPythonAsync\(`\s*from panel\.io\.pyodide import _convert_json_patch\s*"
                     r"state\.curdoc\.apply_json_patch\(_convert_json_patch\(patch\), setter='js'\)\s*`\)")
-QUEUED_PATCH_HANDLER = """if (!self._glPatches) {
-      self.pyodide.runPython('_gl_patches = []')
+QUEUED_PATCH_HANDLER = ("""if (!self._glPatches) {
+      self.pyodide.runPython('""" + worker_prelude.python("queued_patches_init").strip() + """')
       self._glPatches = self.pyodide.globals.get('_gl_patches')
     }
     self._glPatches.append(msg.patch)
-    self.pyodide.runPythonAsync(`
-    from panel.io.pyodide import _convert_json_patch
-    from panel.io.state import state
-    while _gl_patches:
-        state.curdoc.apply_json_patch(_convert_json_patch(_gl_patches.pop(0)), setter='js')
-    `)"""
+    self.pyodide.runPythonAsync(`""" + textwrap.indent(worker_prelude.python("queued_patches"), "    ") + """    `)""")
 
 
 # Panel's template loads micropip and asks it for the packages once Python is up. Here the worker
