@@ -39,7 +39,7 @@ from pathlib import Path
 import content
 from content.render import TYPESET_FILE
 from gleam import pretrained
-from buildtools import pins
+from buildtools import patches, pins
 from buildtools.convert import PYODIDE_DIR, convert
 from buildtools.errors import BuildError
 from buildtools.fetch import (
@@ -84,6 +84,9 @@ class Stages:
 
 def build(app: Path, site: Path, cache: Path) -> None:
     stage = Stages()
+    checked = patches.verify()   # every change to an upstream meets the version it was written against
+    print(f"[build] {len(checked)} patches to upstreams checked against the versions built with "
+          "(python -m buildtools.patches lists them)", flush=True)
     chapters = content.chapter_ids()
     cache.mkdir(parents=True, exist_ok=True)
     new = cache / "site.new"  # staged here, swapped in only once verified

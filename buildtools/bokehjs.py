@@ -6,16 +6,15 @@ of the renderer's own (a <style> element), the same text as before when nothing 
 reads the renderer's visual properties through getComputedStyle, in case a `--bk-*` CSS variable
 sets one (bokeh/bokeh#15286). Writing a <style> element's text, even unchanged, makes the
 document's styles stale, so each of those reads made Chrome recompute them: many times a paint,
-for every figure that repaints. While chapter 7 trained, that was `Document::updateActiveStyle`
-in a trace of the page's main thread, ~0.1-0.2 of a core taken from the worker that trains, on
-this 2-core machine. Here a stylesheet's text is written only when it changes. Every figure
-draws the same: the same text gives the same styles.
+for every figure that repaints. Here a stylesheet's text is written only when it changes. Every
+figure draws the same: the same text gives the same styles. (Record: buildtools/patches/bokehjs.py.)
 """
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+from . import patches
 from .errors import BuildError, sub_once
 
 BOKEH_DIR = "bokeh"
@@ -25,8 +24,10 @@ STYLESHEET_WRITE_RE = r"_update\((\w+)\)\{this\.el\.textContent=\1\}"
 STYLESHEET_WRITE_IF_CHANGED = r"_update(\1){this.el.textContent!==\1&&(this.el.textContent=\1)}"
 
 
-def rewrite_bundle(js: str) -> str:
-    """The main bundle (bokeh-<version>.min.js) with stylesheets written only when they change."""
+def rewrite_bundle(js: str, version: str | None = None) -> str:
+    """The main bundle (bokeh-<version>.min.js; by default the build's BokehJS) with stylesheets
+    written only when they change."""
+    patches.applies("bokehjs.stylesheet-write-if-changed", version, "the bundle")
     return sub_once(STYLESHEET_WRITE_RE, STYLESHEET_WRITE_IF_CHANGED, js, "BokehJS's InlineStyleSheet._update")
 
 
@@ -48,6 +49,6 @@ def copy_bokeh_js(bundles: list[str], site: Path) -> None:
             raise BuildError(f"the page wants BokehJS {version} but bokeh {bokeh.__version__} is installed")
         if stem == "bokeh":
             source = (static / f"{stem}.min.js").read_bytes().decode("utf-8")
-            (dest / fname).write_bytes(rewrite_bundle(source).encode("utf-8"))
+            (dest / fname).write_bytes(rewrite_bundle(source, version).encode("utf-8"))
         else:
             shutil.copy2(static / f"{stem}.min.js", dest / fname)

@@ -1,6 +1,6 @@
 """What a static page does while Python starts: prose first, honest controls, a named phase.
 
-Panel's page loads 4.75 MB of BokehJS in <head> before the body is even parsed, covers the page
+Panel's page loads all of BokehJS in <head> before the body is even parsed, covers the page
 with a spinner that swallows clicks, and shows the pre-rendered controls as if they were live.
 Here instead (buildtools.convert applies it to every page):
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 
+from . import patches
 from .errors import BuildError, sub_once
 
 # Panel's worker reports its phases with these messages (panel/io/convert.py's template, as
@@ -34,9 +35,7 @@ PHASES = {
 STEPS = 2
 
 # The indicator is a compositing layer of its own (will-change) and its bar grows by a transform,
-# which the compositor animates: a change of phase repaints the indicator alone. (Its bar grew by
-# width before: each of the transition's ~20 frames repainted the whole page, prose and math,
-# ~0.25 s of the page's main thread in a cold load, while Python started beside it.)
+# which the compositor animates: a change of phase repaints the indicator alone, not the whole page.
 BOOT_CSS = """
 body.pn-loading { overflow: auto !important; }
 body.pn-loading:before, body.pn-loading:after, body.pn-loading .pn-loading-msg { display: none !important; }
@@ -221,6 +220,7 @@ def apply(html: str, article: str = "", head: str = "") -> str:
     """Rewrite one converted page as the module says: the boot script first in <head>, Panel's
     and BokehJS's scripts loaded by it after the first paint, the indicator and `article` first in
     <body>, the pre-rendered view and the worker's render waiting for BokehJS."""
+    patches.applies("panel.page-boot")
     head_end = html.index("</head>")
     urls = HEAD_SCRIPT_RE.findall(html[:head_end])
     if not any("/bokeh-" in u for u in urls) or not any(u.endswith("/panel.min.js") for u in urls):

@@ -26,7 +26,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from . import boot, csp, pins, unpack, worker_prelude
+from . import boot, csp, patches, pins, unpack, worker_prelude
 from .bokehjs import BOKEH_DIR, copy_bokeh_js
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .errors import BuildError, sub_once
@@ -48,6 +48,7 @@ def convert_pages(app: Path, repo: Path, out: Path, chapters: list[str] | None =
     Returns ({chapter: html}, worker_js, app_name); without chapters, {None: html}. The worker
     script must come out the same for every chapter (it is shipped once).
     """
+    patches.applies("panel.convert-in-process")
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PANEL_CDN_ROOT=PANEL_CDN_ROOT)
     env.pop("GLEAM_CHAPTER", None)
@@ -84,9 +85,10 @@ def rewrite_html(html: str) -> tuple[str, list[str]]:
     """BokehJS URLs -> ./bokeh/...; returns (html, bokeh bundle file names the page loads).
 
     The static site's prose is typeset when it is built (content.typeset), so no page needs
-    BokehJS's MathJax bundle (1.8 MB); verify.check_documents refuses a document in which a
+    BokehJS's MathJax bundle; verify.check_documents refuses a document in which a
     model would ask for it (BokehJS would fetch MathJax from a CDN instead). Nor its WebGL one.
     """
+    patches.applies("panel.page-local-bokehjs")
     bundles = []
 
     def local(m: re.Match) -> str:
@@ -177,6 +179,7 @@ ORDERED_SEND_QUEUE = """} else if (pyodideWorker.busy) {
 
 
 def rewrite_send_queue(html: str) -> str:
+    patches.applies("panel.ordered-send-queue")
     return sub_once(SEND_QUEUE_RE, lambda m: ORDERED_SEND_QUEUE, html, "the page's send_change queue", flags=re.S)
 
 
@@ -185,6 +188,8 @@ def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_
     """`lock`: the site's pyodide-lock.json. The worker unpacks the wheels of the packages it
     installs itself (buildtools.unpack), each checked in `wheels` (their folder) if given;
     Pyodide loads only shared libraries and what links against them."""
+    for name in ("panel.worker-local-pyodide", "pyodide.unpack-wheels", "panel.queued-patches", "panel.startup-catch"):
+        patches.applies(name)
     blocks = list(re.finditer(INSTALL_BLOCK_RE, js, flags=re.S))
     if len(blocks) != 1:
         raise BuildError(f"expected one micropip install block in the worker, found {len(blocks)}: "
@@ -203,7 +208,7 @@ def rewrite_worker(js: str, lock: dict, installs: tuple[str, ...] = pins.WORKER_
         f'    env: {{HOME: "/home/pyodide", PANEL_CDN_ROOT: "{PANEL_CDN_ROOT}"}},\n'
         f"    packages: {json.dumps(by_pyodide)},\n"
         "    errorCallback: (msg) => console.error(msg),\n"
-        "  });" + unpack.INSTALL_JS + WORKER_PRELUDE
+        "  });" + unpack.INSTALL_JS + worker_prelude.prelude()
     )
     js = sub_once(r"self\.pyodide = await loadPyodide\(\);", lambda m: load, js, "loadPyodide()")
     js = sub_once(PATCH_HANDLER_RE, lambda m: QUEUED_PATCH_HANDLER, js, "the worker's patch handler")

@@ -16,6 +16,7 @@ import base64
 import hashlib
 import re
 
+from . import patches
 from .errors import sub_once
 
 BASE = {
@@ -63,6 +64,7 @@ def inline_hashes(html: str) -> list[str]:
 def add_policy(html: str) -> str:
     """The page with its policy first in <head> (after <meta charset>): call it last, once no
     inline script will change."""
+    patches.applies("panel.page-policy")
     meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(inline_hashes(html))}">'
     return sub_once(r'<meta charset="utf-8">', lambda m: m.group(0) + "\n" + meta, html,
                     "<meta charset> (to put the Content-Security-Policy first)")

@@ -12,6 +12,7 @@ import re
 
 from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
 
+from . import patches
 from .boot import PAGE_SCRIPT_MARK
 from .errors import BuildError, sub_once
 
@@ -20,8 +21,8 @@ from .errors import BuildError, sub_once
 # the page by that chapter's page before anything else loads, so what shows while Python starts
 # is always the chapter Python will show. The worker is started as main.js?chapter=<this page's
 # chapter> (plus the page's other query parameters): app.lab reads its first chapter there.
-# It is started here, first in <head>, not where Panel's script would start it (after the article,
-# whose parse and layout take a cold page ~0.2 s): Python starts that much sooner. Panel's script
+# It is started here, first in <head>, not where Panel's script would start it (after the article's
+# parse and layout): Python starts that much sooner. Panel's script
 # takes it (glPage.takeWorker()) and sets its handlers; what the worker said before then is held
 # and told to them, in order, right after that script (a microtask: before any later message).
 DEEP_LINK_SCRIPT = """<script>
@@ -105,6 +106,7 @@ def page_name(chapter: str) -> str:
 def add_deep_links(html: str, chapter: str, chapters: list[str]) -> str:
     """Mark `html` as chapter `chapter`'s page: the redirect script, which starts the worker with
     the chapter in its URL, the embed script, and Panel's script taking that worker."""
+    patches.applies("panel.page-deep-links")
     if chapter not in chapters or any(not re.fullmatch(r"[\w-]+", c) for c in chapters):
         raise BuildError(f"chapter ids must be plain names: {chapter!r} in {chapters}")
     workers = re.findall(WORKER_RE, html)

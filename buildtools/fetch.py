@@ -17,7 +17,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import pins
+from . import patches, pins
 from .errors import BuildError
 
 
@@ -139,7 +139,7 @@ def fetch_compiled_source(cache: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     found = _find_dist(dest, name, version, ".whl")
     if found is None:
-        print(f"[build]   pip download {pins.COMPILED_SOURCE} (77 MB)", flush=True)
+        print(f"[build]   pip download {pins.COMPILED_SOURCE}", flush=True)
         run(pip_cmd() + ["download", "--no-deps", "-q", "-d", str(dest), pins.COMPILED_SOURCE])
         found = _find_dist(dest, name, version, ".whl")
     if found is None:
@@ -183,9 +183,13 @@ def verify_official(path: Path, entry: dict) -> None:
         )
 
 
+PURE_BUILD_PATCHES = {"markupsafe": "markupsafe.pure-build", "pyyaml": "pyyaml.pure-build"}
+
+
 def build_sdist_wheel(spec: str, sdist_sha: str, cache: Path) -> Path:
     """Build a pure py3-none-any wheel from a pinned sdist (no compiler: falls back to Python)."""
     name, version = spec.split("==")
+    patches.applies(PURE_BUILD_PATCHES.get(name, f"{name}.pure-build"), version, spec)   # (none: refused)
     built = cache / "built"
     built.mkdir(parents=True, exist_ok=True)
     found = _find_dist(built, name, version, ".whl")

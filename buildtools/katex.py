@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import pins
+from . import patches, pins
 from .errors import BuildError
 from .fetch import extract_npm_package, npm_tarball
 
@@ -103,6 +103,8 @@ def copy_assets(katex_dir: Path, site: Path) -> list[str]:
     site/katex/<version>/fonts/ (the version in the path: a service worker may keep them for
     good, buildtools.offline); returns the site-relative paths written, the CSS first."""
     katex_dir, site = Path(katex_dir), Path(site)
+    version = json.loads((katex_dir / "package.json").read_text(encoding="utf-8"))["version"]
+    patches.applies("katex.woff2-only", version, f"{katex_dir.name}/package.json")
     css = woff2_only((katex_dir / CSS).read_text(encoding="utf-8"))
     dest = site / "katex" / pins.KATEX_VERSION
     dest.mkdir(parents=True, exist_ok=True)

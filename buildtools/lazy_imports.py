@@ -1,8 +1,8 @@
 """Panel's packages, as the browser gets them, import what the lab never uses only when it is used
 (and Bokeh's, PyYAML and importlib.metadata: see LAZY_YAML and BOKEH_VERSION at the end).
 
-`import panel` imports every pane, widget, layout and the chat components: in the worker that is
-~40% of the Python run before the first render. Here the `__init__.py` of panel, panel.pane,
+`import panel` imports every pane, widget, layout and the chat components, a large part of the
+Python the worker runs before the first render. Here the `__init__.py` of panel, panel.pane,
 panel.widgets and panel.layout are rewritten (in the slimmed wheel, buildtools.wheels) so that
 the submodules in LAZY are imported on first access to one of their names (PEP 562
 `__getattr__`): `pn.widgets.Terminal` and `from panel.widgets import Terminal` still work, and
@@ -12,7 +12,7 @@ package.
 Only modules that nothing else of Panel imports at start are listed (the others would be
 imported anyway: panel.param imports the tables and the file selector, Bokeh's pane the image
 and ipywidget panes, the HoloViews pane the Plotly one). The templates are among them: the lab
-names none (no `pn.config.template`), and leaving them out of the start saves ~15 modules. A
+names none (no `pn.config.template`). A
 pane that is not yet imported is also not a candidate of `pn.panel(obj)`; the lab names its
 panes (HTML, Bokeh).
 Every rewrite must find exactly the imports it expects: a Panel upgrade that moves them stops
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 
+from . import patches
 from .errors import BuildError
 
 # file -> {module: None (every name it gives) or the names of it to import lazily}
@@ -100,10 +101,11 @@ def rewrite(name: str, data: bytes, version: str = "") -> bytes:
     """A member of the Panel wheel, lazified if LAZY names it."""
     if name not in LAZY:
         return data
+    patches.applies("panel.lazy-imports", version or None, name)
     return lazify(data.decode("utf-8"), LAZY[name], name).encode("utf-8")
 
 
-# Bokeh imports PyYAML as it starts (bokeh.settings, bokeh.themes.theme: ~60 ms in the worker) only
+# Bokeh imports PyYAML as it starts (bokeh.settings, bokeh.themes.theme) only
 # to read a bokeh.yaml config or a theme file, which the lab never does. In the site's Bokeh their
 # `import yaml` gives a stand-in that imports PyYAML on first use of any of its names.
 LAZY_YAML = ("bokeh/settings.py", "bokeh/themes/theme.py")
@@ -120,8 +122,7 @@ yaml = _GlLazyYaml()
 
 
 # Bokeh reads its own version from its installed metadata as it starts: importlib.metadata, with the
-# email, csv and zipfile modules it imports, and a parse of Bokeh's METADATA (~0.1 s of a cold
-# worker), which nothing else of the lab's start needs (app/main.py loads no Panel entry points, and
+# email, csv and zipfile modules it imports, and a parse of Bokeh's METADATA, which nothing else of the lab's start needs (app/main.py loads no Panel entry points, and
 # the worker refreshes only site-packages' import cache). The site's Bokeh has its version written in.
 BOKEH_VERSION = ("bokeh/__init__.py", {
     "import importlib.metadata as importlib_metadata\n": "",
@@ -134,6 +135,7 @@ def rewrite_bokeh(name: str, data: bytes, version: str = "") -> bytes:
     """A member of the Bokeh wheel (of `version`), its PyYAML import made lazy if LAZY_YAML names
     it, its version written in if BOKEH_VERSION does."""
     if name == BOKEH_VERSION[0]:
+        patches.applies("bokeh.version-written-in", version or None, name)
         source = data.decode("utf-8")
         for line, new in BOKEH_VERSION[1].items():
             if source.count(line) != 1:
@@ -142,6 +144,7 @@ def rewrite_bokeh(name: str, data: bytes, version: str = "") -> bytes:
         return source.encode("utf-8")
     if name not in LAZY_YAML:
         return data
+    patches.applies("bokeh.lazy-yaml", version or None, name)
     source = data.decode("utf-8")
     if source.count(YAML_IMPORT) != 1:
         raise BuildError(f"{name}: expected one top-level `import yaml`; Bokeh's imports changed?")

@@ -10,13 +10,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import pins
+from . import patches, pins
 from .errors import BuildError
 from .fetch import sha256_file
 from .wheels import WheelInfo
 
 
+# The upstreams whose declared dependencies pins.DROPPED leaves out, and their records.
+DROPPED_PATCHES = {"panel": "panel.dropped-dependencies", "bokeh": "bokeh.dropped-dependencies"}
+
+
 def pure_entry(info: WheelInfo, sha256: str) -> dict:
+    if info.key in DROPPED_PATCHES and set(info.requires) & set(pins.DROPPED):
+        patches.applies(DROPPED_PATCHES[info.key], info.version, info.path.name)
     return {
         "name": info.name,
         "version": info.version,

@@ -1,10 +1,10 @@
 """Read what a wheel declares, and slim Panel's and Bokeh's wheels for the browser.
 
-The PyPI wheels of Panel (30 MB) and Bokeh (6 MB) carry every JavaScript bundle they
-can serve. In the worker only the Python is used; the page gets the JS/CSS from the
-site's own copies. Slimming them the way Panel slims its own Pyodide wheels (Bokeh:
-drop .js/.d.ts/.tsbuildinfo/bokeh.json outside bokeh/core/_templates) cuts ~30 MB of
-download and of unpacking inside the worker. Panel's package __init__ files are also rewritten
+The PyPI wheels of Panel and Bokeh carry every JavaScript bundle they can serve. In the
+worker only the Python is used; the page gets the JS/CSS from the site's own copies.
+Slimming them the way Panel slims its own Pyodide wheels (Bokeh: drop
+.js/.d.ts/.tsbuildinfo/bokeh.json outside bokeh/core/_templates) saves their download and
+their unpacking inside the worker. Each rule is a patch with a record (buildtools/patches/). Panel's package __init__ files are also rewritten
 to import what the lab never uses only when it is first used (buildtools.lazy_imports).
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from . import lazy_imports, pins
+from . import lazy_imports, patches, pins
 
 # The environment of Pyodide 0.27.7 in a browser, for evaluating dependency markers.
 PYODIDE_MARKER_ENV = {
@@ -93,8 +93,8 @@ def _panel_rule(name: str) -> str:
     and its bundled dependencies, which the page loads from the site's own copies. Panel asks
     whether a bundled file exists only to choose its URL in HTML it writes (buildtools.convert,
     at build time, with the build's own Panel), never in the worker: the worker's document of
-    every chapter is the same without them (checked in Pyodide), and 1,267 fewer files to
-    unpack take ~0.2 s off a start.
+    every chapter is the same without them (checked in Pyodide), and fewer files to unpack
+    shorten every start.
     """
     if name.startswith("panel/tests/"):
         return "drop"
@@ -153,6 +153,7 @@ def _numpy_rule(name: str) -> str:
 
 
 SLIM_RULES = {"panel": _panel_rule, "bokeh": _bokeh_rule, "numpy": _numpy_rule}
+SLIM_PATCHES = {"panel": "panel.slim-wheel", "bokeh": "bokeh.slim-wheel", "numpy": "numpy.slim-wheel"}
 # What a kept file becomes (given the wheel's version): Panel's package __init__ files, and Bokeh's
 # PyYAML imports, import what the lab never uses lazily; Bokeh's version is written in.
 SLIM_REWRITES = {"panel": lazy_imports.rewrite, "bokeh": lazy_imports.rewrite_bokeh}
@@ -164,6 +165,7 @@ def slim_wheel(src: Path, dest_dir: Path) -> Path:
     key = canonicalize_name(src.name.split("-")[0])
     rule, rewrite = SLIM_RULES[key], SLIM_REWRITES.get(key, lambda name, data, version: data)
     version = src.name.split("-")[1]
+    patches.applies(SLIM_PATCHES[key], version, src.name)
     dest_dir = dest_dir / f"r{SLIM_RECIPE}"
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / src.name

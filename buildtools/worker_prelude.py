@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from . import patches
 from .errors import BuildError
 
 WORKER_DIR = Path(__file__).with_name("worker")
@@ -49,3 +50,13 @@ WORKER_PRELUDE = ('''
   // compiled on first use (buildtools/worker_prelude.py).
   self.pyodide.runPython(`''' + JSNULL + NO_GC_AT_START + NO_DIAGNOSTICS + LIGHT_MODEL_HOOK
                   + LIGHT_GLYPH_PARAMETERS + FAST_SERIALIZE + LAZY_TEMPLATES + '''`);''')
+# Their records (buildtools/patches/), in that order.
+PATCHES = ("pyodide.jsnull", "pyodide.no-gc-at-start", "bokeh.no-error-diagnostics", "bokeh.light-model-hook",
+           "bokeh.light-glyph-parameters", "bokeh.fast-serialize", "jinja2.lazy-templates")
+
+
+def prelude() -> str:
+    """WORKER_PRELUDE, once every patch in it is checked against the versions the site ships."""
+    for name in PATCHES:
+        patches.applies(name)
+    return WORKER_PRELUDE
