@@ -1,8 +1,8 @@
 """Ship bytecode, not sources: the site's wheels and standard library compiled by the browser's
 own Python.
 
-The worker imports ~900 modules of the standard library, numpy, Panel, Bokeh, param, the
-project and their dependencies. Shipped as sources, each is compiled by the browser's CPython
+The worker imports hundreds of modules of the standard library, numpy, Panel, Bokeh, param,
+the project and their dependencies. Shipped as sources, each is compiled by the browser's CPython
 on every load (and the `__pycache__` it writes lives in MEMFS, gone at the next visit). This
 stage compiles them once, at build time, with the interpreter the browser runs: Pyodide's
 CPython 3.12 under node (the host's 3.11 writes bytecode 3.12 cannot load), in one node
@@ -17,8 +17,8 @@ browser (/lib/python3.12/site-packages/...), so tracebacks and the "find the cal
 stack walks of Panel, param and Bokeh warnings see the same paths as with sources.
 
 Compiled without column ranges (PYTHONNODEBUGRANGES, `-X no_debug_ranges`): since 3.11 each
-instruction carries its start and end column for the carets of a traceback, about a fifth of
-the compressed bytecode (Panel's: 895 -> 679 KB brotli). Tracebacks keep their line numbers;
+instruction carries its start and end column for the carets of a traceback, a good part of
+the compressed bytecode. Tracebacks keep their line numbers;
 only the carets under the failing expression are gone.
 
 What stays as it was: everything that is not a `.py` module (templates, CSS, JSON, `.pth`,
@@ -41,7 +41,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import pins
+from . import patches, pins
 from .errors import BuildError
 from .fetch import sha256_file
 from .wheels import rewrite_wheel
@@ -132,6 +132,7 @@ def compile_wheels(wheels: list[Path], core: Path, cache: Path,
     modules, how many left as source because the lab does not import them, which files stayed
     source that would have been compiled (name -> why).
     """
+    patches.applies("pyodide.bytecode")
     out_dir = cache / "bytecode"
     targets = {w: out_dir / cache_key(w, imported) / w.name for w in wheels}
     todo = [w for w, t in targets.items() if not t.exists()]
@@ -174,9 +175,11 @@ def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = No
     zipimport loads without a source), members stored, less pins.STDLIB_DROPPED.
 
     Pyodide ships the standard library as source, so every start compiles each module it imports:
-    its own `_pyodide` and `pyodide` packages, asyncio, zipfile and the rest (~200 modules for the
-    lab). Returns the compiled zip (cached by the input's sha256) and its number of modules.
+    its own `_pyodide` and `pyodide` packages, asyncio, zipfile and the rest. Returns the
+    compiled zip (cached by the input's sha256) and its number of modules.
     """
+    patches.applies("pyodide.bytecode")
+    patches.applies("pyodide.stdlib-dropped")
     src = core / "python_stdlib.zip"
     target = cache / "bytecode" / f"stdlib-{cache_key(src, imported)}" / src.name
     if not target.exists():
@@ -265,7 +268,7 @@ def _write_wheel(src: Path, root: Path, prefix: str, result: dict, dest: Path,
 
     try:
         # Stored, not deflated: one gzip over the whole wheel (buildtools.compress, sent with
-        # Content-Encoding by a static host) is ~20% smaller than zip's file-by-file deflate of
+        # Content-Encoding by a static host) is smaller than zip's file-by-file deflate of
         # hundreds of small .pyc files, and Python in the browser then unzips without inflating.
         rewrite_wheel(src, dest, compiled, compression=zipfile.ZIP_STORED)
     except ValueError as e:             # (no RECORD)
