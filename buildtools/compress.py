@@ -8,8 +8,7 @@ official archives are compressed already and are sent as they are. The copies ar
 `name.gz` beside `name`, made deterministically (no timestamp in the gzip header), so the same
 build gives the same bytes.
 
-Brotli at its best setting is ~28% smaller than gzip -9 on these files (Pyodide's wasm: 3.1 MB
-gzipped, 2.3 MB as brotli) but slow to write (~30 s for the wasm), so each copy is kept in the
+Brotli at its best setting is smaller than gzip -9 on these files but slow to write, so each copy is kept in the
 build cache by the sha256 of what it compresses: a rebuild compresses only the files that changed.
 """
 from __future__ import annotations

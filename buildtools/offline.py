@@ -11,13 +11,12 @@
   wheels under pyodide/<v>/, BokehJS bundles named with Bokeh's version, Panel's dist under
   panel-cdn/<v>/, KaTeX under katex/<v>/): their bytes cannot change without the path changing, so
   they are served from the cache first, and installing takes them from the HTTP cache as they are.
-- A pinned .wasm (Pyodide's interpreter, 10 MB) is the exception (PASS_THROUGH): the HTTP cache
+- A pinned .wasm (Pyodide's interpreter) is the exception (PASS_THROUGH): the HTTP cache
   answers it first, as it holds it (`force-cache`: no request, stale or not, on any host; its path
   names its version), the network if it does not hold it, the service worker's cache only when both
   fail. Chromium keeps the machine code it compiles from a .wasm beside the HTTP cache's entry,
   from the first visit on; a copy from the service worker's cache has none until a visit has
-  compiled it from there, and revalidating the entry would discard it. Measured here
-  (benchmarks/floor.py --warm, 4 runs): the second visit of chapter 1 went from 4.87 to 3.56 s.
+  compiled it from there, and revalidating the entry would discard it.
 - A wheel is fetched by Pyodide with the lock's sha256 as its subresource integrity: when that is
   the hash of this build's copy (INTEGRITY), the cache answers first, as for a pinned file; a page
   of a newer build asks for other bytes and gets them from the network. (The browser checks the

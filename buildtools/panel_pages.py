@@ -6,8 +6,8 @@ For each CHAPTER this calls `panel.io.convert.convert_app` -- the function `pane
 --to pyodide-worker --requirements REQUIREMENT` runs, with the same arguments -- with the
 environment variable GLEAM_CHAPTER set to it (app.lab.Lab then opens on that chapter), and
 writes OUT/<CHAPTER>/<app>.html and .js. Without chapters it converts once, GLEAM_CHAPTER unset,
-into OUT/_/. Panel, Bokeh and the app are imported once for all the pages: a chapter costs
-about a quarter of a second instead of a `panel convert` (4-5 s: it spawns a second Python).
+into OUT/_/. Panel, Bokeh and the app are imported once for all the pages, not once per
+`panel convert` (which spawns a second Python). (Record: buildtools/patches/panel.py.)
 
 The environment (PANEL_CDN_ROOT, PYTHONPATH) is the caller's.
 """

@@ -45,8 +45,8 @@ SDIST_ENV = {"markupsafe": {"CC": "/bin/false"}, "pyyaml": {"PYYAML_FORCE_LIBYAM
 # Declared runtime dependencies left out of the browser on purpose (name -> why).
 # A dependency that is neither in the site's lock nor listed here fails the build.
 DROPPED = {
-    "pandas": "imported lazily by Panel; the lab never uses it (saves ~6 MB)",
-    "pillow": "Bokeh only needs it for image export and PIL inputs (saves ~1 MB)",
+    "pandas": "imported lazily by Panel; the lab never uses it",
+    "pillow": "Bokeh only needs it for image export and PIL inputs",
     "contourpy": "Bokeh only needs it for contour plots (none in the lab)",
     "nh3": "compiled, no Pyodide wheel; only used by sanitize_html=True, which the lab avoids",
     "panel-material-ui": "a separate component library Panel never imports itself",
@@ -57,7 +57,7 @@ DROPPED = {
     # xyzservices==2026.9.1 af4fddac0f1fa5f7951834e2c58e10109e722be548cb1fe4f1a8e8b18cef4c09,
     # markdown==3.11.3 e1a31a112232504d753e5c01bb8c2de90d3f0ba986b063e10770cf7695b09e73,
     # typing-extensions==4.16.0 481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8.
-    "narwhals": "Bokeh imports it only for a DataFrame/Series input (the lab passes dicts and arrays); 1 MB",
+    "narwhals": "Bokeh imports it only for a DataFrame/Series input (the lab passes dicts and arrays)",
     "xyzservices": "Bokeh imports it only for map tile providers (none in the lab)",
     "markdown": "Panel imports it only for Markdown(renderer='markdown'); the lab uses markdown-it",
     "typing-extensions": "Panel and Bokeh import it only under TYPE_CHECKING on Python 3.12",
@@ -68,8 +68,8 @@ DROPPED = {
     # certifi==2026.10.19.post1 1324c476b4811eff41a8bc2122cd0bbd4d9c7234c725446d99ab1612b3a7fdd2,
     # tqdm==4.70.1 c293e525e6fef9c20e8728fd4612df02a0aa31bb5fe91ecd93e123b1b7bffa73.
     "requests": "imported in the lab only by pyodide_http.patch_all, which skips it when absent; Panel "
-                "uses it only to fetch a URL given to a pane (the lab gives none). With its four "
-                "dependencies: 0.6 MB, 120 modules and ~0.3 s of a start",
+                "uses it only to fetch a URL given to a pane (the lab gives none); its four "
+                "dependencies go with it",
     "tqdm": "Panel imports it optionally, for its Tqdm indicator (the lab has none); gleam.sweep's "
             "progress bar runs on a laptop, not in the browser",
 }

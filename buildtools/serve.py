@@ -73,7 +73,7 @@ def accepted_encodings(header: str) -> set[str]:
 
 
 class SiteHandler(SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: a cold load makes ~50 requests
+    protocol_version = "HTTP/1.1"  # keep-alive: a cold load makes many requests
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME}
     server_version, sys_version = "static", ""
 

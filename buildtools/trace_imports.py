@@ -4,7 +4,7 @@
     python -m buildtools.trace_imports --profile 7 [--top 30]   # where the start's imports spend time
 
 The build ships these modules as bytecode and every other module as source (buildtools.bytecode):
-source compresses ~25% better, and a module that is never imported costs nothing to start either
+source compresses better, and a module that is never imported costs nothing to start either
 way; one imported later than the list says is compiled when imported, as any source is. The list
 is made from a built site, opening every chapter (`Lab()` builds only the chapter it opens), and
 kept in the repository, so a build needs no run of the lab; tests/test_build.py runs this trace on

@@ -1,18 +1,15 @@
 """The worker unpacks the site's wheels itself, in JS, instead of Pyodide's loadPackage.
 
 Pyodide 0.27's loadPackage extracts a wheel with Python's zipfile (`shutil.unpack_archive`),
-file by file: for the lab's ~1,100 pure-Python files that is ~0.38 s of the worker's start under
-node, on the critical path. The site's wheels are stored, not deflated (buildtools.bytecode; they
-are compressed in transit), so each file is a slice of the archive: `glUnzip` reads the zip's
-central directory and writes every file into the Emscripten filesystem with FS.writeFile, ~0.05 s
-for the same files, byte for byte the same tree.
+file by file, on the critical path of the worker's start. The site's wheels are stored, not
+deflated (buildtools.bytecode; they are compressed in transit), so each file is a slice of the
+archive: `glUnzip` reads the zip's central directory and writes every file into the Emscripten
+filesystem with FS.writeFile, byte for byte the same tree. (Record: buildtools/patches/pyodide.py.)
 
-numpy too: its wheel holds 19 extension modules (7.5 MB of wasm), and loadPackage compiles and
-links every one of them before Python starts, the tests' and those the lab never imports among
-them. Unpacked like the others, each is loaded when Python first imports it (Emscripten's dlopen
-reads it from the filesystem and compiles it there and then, which a worker may do at any size).
-In the browser (6 cold and warm visits of chapter 1) Python was up ~0.4-0.6 s sooner cold and
-~0.3 s sooner warm. Only a shared library (a lock entry whose package_type is not "package"),
+numpy too: loadPackage compiles and links every one of its extension modules before Python
+starts, the tests' and those the lab never imports among them. Unpacked like the others, each is
+loaded when Python first imports it (Emscripten's dlopen reads it from the filesystem and compiles
+it there and then, which a worker may do at any size). Only a shared library (a lock entry whose package_type is not "package"),
 and a compiled package that links against one, is left to Pyodide, which loads those globally.
 
 What changes in the worker (buildtools.convert.rewrite_worker):
