@@ -842,6 +842,7 @@ def test_built_site_ships_every_module_of_the_project():
     assert sources and sources <= shipped, sorted(sources - shipped)
 
 
+@built
 def test_built_site_ships_the_pretrained_results_of_its_own_code():
     """The research labs' sweeps ship in the site's wheel as gleam/pretrained.json, made from the
     code the site was built from (its fingerprint is this checkout's) and complete."""
