@@ -2,7 +2,7 @@
 
 min-char-rnn style: one-hot column vectors, a matrix-vector product per gate per step, outer
 products per step in the backward pass, parameters and Adagrad memory in dicts. Same
-initialisation, same equations and the same training loop as gleam/chargru.py, so on the same
+initialisation, same equations and the same training loop as gleam/chargru/model.py, so on the same
 weights and chunk it gives the same loss and gradients (tests/core/test_chargru.py checks this);
 benchmarks/trainer.py measures how much faster gleam's batched version is.
 """

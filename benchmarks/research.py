@@ -1,4 +1,4 @@
-"""The research trainer's speed: gleam.train.Trainer.step against PyTorch eager, same model.
+"""The research trainer's speed: gleam.seqmodel.Trainer.step against PyTorch eager, same model.
 
 One step = forward + backward + global-norm clipping (5.0) + Adam (lr 1e-3) on one batch of
 B = 64 sequences, T = 40 steps of d = 8 real features (float64, N(0, 1); not token ids), a
@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from gleam.optim import Adam  # noqa: E402
-from gleam.train import SeqData, SeqModel, SeqModelConfig, Trainer  # noqa: E402
+from gleam.seqmodel import SeqData, SeqModel, SeqModelConfig, Trainer  # noqa: E402
 
 B, T, D, C = 64, 40, 8, 4
 LR, CLIP = 1e-3, 5.0

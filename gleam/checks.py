@@ -17,7 +17,7 @@ others the value itself. A bool is neither an integer nor a number here, a str n
 The policy these serve, across gleam's public API: bad input raises a ValueError that names the
 argument and what was expected (never another exception type, never a silent NaN). Checks run
 at public entry points; the per-step kernels (cells' steps) check shapes only, so NaN there
-propagates to the caller, who reports it as divergence (gleam.train).
+propagates to the caller, who reports it as divergence (gleam.seqmodel).
 """
 import math
 import numbers

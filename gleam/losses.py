@@ -119,7 +119,7 @@ def softmax_cross_entropy(logits, targets):
     """Per position, before any averaging: (−log p_target, p − onehot(target)).
 
     logits (..., V); targets (...) class ids in [0, V). Shared by
-    cross_entropy / cross_entropy_grad here and gleam.heads.classify_loss. Non-finite logits
+    cross_entropy / cross_entropy_grad here and gleam.seqmodel.heads.classify_loss. Non-finite logits
     give non-finite losses here (a training step reads that as divergence); every other
     public function of this module refuses them.
     """

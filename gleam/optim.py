@@ -15,7 +15,7 @@ __all__ = ["global_norm", "clip_global_norm", "clip_elementwise", "SGD", "Adagra
 
 class Diverged(ValueError):
     """An optimiser step that would make a parameter or its memory non-finite: refused, and
-    nothing (parameters, memory, step count) was changed. gleam.train reports it as divergence."""
+    nothing (parameters, memory, step count) was changed. gleam.seqmodel reports it as divergence."""
 
 
 def _positive(value, name, allow_zero=False):

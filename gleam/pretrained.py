@@ -44,7 +44,7 @@ def _but(config, name):
     return {k: v for k, v in config.items() if k != name}
 
 
-RUN = "gleam.sweep_memory:train_cue_delay"
+RUN = "gleam.labs.memory.run:train_cue_delay"
 SPECS = {"memory": {
     "cells": {"run": RUN, "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
               "fixed": MEMORY_TASK},
@@ -59,17 +59,17 @@ SPECS = {"memory": {
     # The extrapolation lab: each run function's defaults (its module docstring), over the cells
     # and settings named, five seeds each.
     "extrapolation": {
-    "length_depth": {"run": "gleam.extrap_brackets:train_brackets",
+    "length_depth": {"run": "gleam.labs.extrapolation.brackets:train_brackets",
                      "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS}, "fixed": {"kind": "dyck1"}},
-    "counting": {"run": "gleam.extrap_counting:train_counting",
+    "counting": {"run": "gleam.labs.extrapolation.counting:train_counting",
                  "grid": {"kind": ["anbn", "anbncn"], "cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
                  "fixed": {"max_train_n": 8}},
-    "sums_splits": {"run": "gleam.extrap_sums:train_sums",
+    "sums_splits": {"run": "gleam.labs.extrapolation.sums:train_sums",
                     "grid": {"split": ["length", "depth", "composition", "value"], "seed": SEEDS},
                     "fixed": {"head": "classify"}},
-    "sums_heads": {"run": "gleam.extrap_sums:train_sums",
+    "sums_heads": {"run": "gleam.labs.extrapolation.sums:train_sums",
                    "grid": {"head": ["regress", "nau", "nmu", "nalu"], "seed": SEEDS}, "fixed": {"split": "value"}},
-    "analysis": {"run": "gleam.extrap_analysis:analyse_sums", "grid": {"seed": SEEDS}, "fixed": {"cell": "gru_torch"}},
+    "analysis": {"run": "gleam.labs.extrapolation.analysis:analyse_sums", "grid": {"seed": SEEDS}, "fixed": {"cell": "gru_torch"}},
 }}
 
 

@@ -5,7 +5,7 @@
   (correct / off, which way and roughly how far / missing / not a number); a toggle shows gleam's
   values.
 - Deployment budget: d, n, layers, vocabulary, tokens; one call of
-  `gleam.examples.chapter9_deployment` (over gleam.counting.deployment_budget) per change.
+  `gleam.examples.chapter9_deployment` (over gleam.costs.deployment_budget) per change.
 The chapter's prose is the cheat sheet itself.
 """
 import panel as pn

@@ -2,7 +2,7 @@
 
 The trainer is any object with `step(n) -> stats`, `reset()` and `steps` (updates so far), where
 stats has `loss` (the n per-step losses, in order), `n`, `seconds` and `diverged` — a
-`gleam.chargru.CharGRU`, or a run of a fixed length (`gleam.sweep_memory.CueDelayRun`) whose
+`gleam.chargru.CharGRU`, or a run of a fixed length (`gleam.labs.memory.run.CueDelayRun`) whose
 `finished` turns true at its end: training then stops with the status "finished" (Reset starts
 it again).
 

@@ -27,7 +27,7 @@ def gru_hand_params_torch():
             "b_ih": np.concatenate([p["br"], p["bz"], p["bh"]]), "b_hh": np.zeros(6)}
 
 
-CONVENTIONS = ("textbook", "torch")      # the GRU's two reset conventions (gleam.cells_gru)
+CONVENTIONS = ("textbook", "torch")      # the GRU's two reset conventions (gleam.cells.gru)
 
 
 def gru_example(ch, convention, h_prev=(0.5, -0.2), T=20, z=None, r=None):

@@ -2,7 +2,8 @@
 cell driven by the same input, the forget bias's retained fraction."""
 import numpy as np
 
-from gleam import cells, checks, counting
+from gleam import cells, checks
+from gleam import costs as counting
 from gleam.examples.data import plain, sigmoid
 
 __all__ = ['chapter5_counts', 'chapter5_carry_multipliers', 'chapter5_cell_params', 'chapter5_trajectories',

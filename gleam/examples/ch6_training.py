@@ -3,7 +3,7 @@ gradient check of its hand-written backward pass (as written, or with a classic 
 import numpy as np
 
 from gleam import chargru, losses
-from gleam import chargru_math as gm
+from gleam.chargru import kernels as gm
 from gleam.examples.data import plain
 
 __all__ = ['chapter6_cross_entropy', 'chapter6_trainer', 'chapter6_gradient_check', 'GRADIENT_BUGS',

@@ -1,7 +1,9 @@
 """Chapter 7: the live lab's numbers, read off the model it trains."""
 import numpy as np
 
-from gleam import chargru, chargru_io, counting, losses, smoothing
+from gleam import chargru, losses, smoothing
+from gleam.chargru import fileformat as chargru_io
+from gleam import costs as counting
 
 __all__ = ['chapter7_live_lab', 'chapter7_experiments', 'chapter7_files', 'chapter7_streams']
 

@@ -2,8 +2,9 @@
 bottleneck (one fixed-size context vector against the information in the source sentence)."""
 import math
 
-from gleam import checks, counting
-from gleam.cell_names import KINDS
+from gleam import checks
+from gleam import costs as counting
+from gleam.cells.names import KINDS
 from gleam.examples.data import plain
 
 __all__ = ['chapter8_beyond', 'chapter8_counts', 'chapter8_bottleneck']

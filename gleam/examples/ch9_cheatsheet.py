@@ -2,7 +2,8 @@
 import math
 import numbers
 
-from gleam import checks, counting
+from gleam import checks
+from gleam import costs as counting
 from gleam.examples.ch4_gru import CONVENTIONS, gru_example
 
 __all__ = ['chapter9_self_test', 'chapter9_check_self_test', 'chapter9_deployment', 'SELF_TEST_ENTRIES',
@@ -81,7 +82,7 @@ def chapter9_check_self_test(answers, tolerance=SELF_TEST_TOLERANCE):
 
 
 def chapter9_deployment(d=256, n=512, layers=2, vocab=50_000, tokens=10_000):
-    """gleam.counting.deployment_budget of a stacked GRU LM, with the ratios the chapter reads."""
+    """gleam.costs.deployment_budget of a stacked GRU LM, with the ratios the chapter reads."""
     for name, value, low in (("d", d, 1), ("n", n, 1), ("layers", layers, 1), ("vocab", vocab, 1),
                              ("tokens", tokens, 0)):
         checks.integer(name, value, minimum=low, whole_floats=True)

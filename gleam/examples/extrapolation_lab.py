@@ -115,7 +115,11 @@ def _analysis(records, config):
 
 @functools.lru_cache(maxsize=None)
 def _trained():
-    from gleam import extrap_analysis, extrap_brackets, extrap_counting, extrap_sums, pretrained
+    from gleam import pretrained
+    from gleam.labs.extrapolation import analysis as extrap_analysis
+    from gleam.labs.extrapolation import brackets as extrap_brackets
+    from gleam.labs.extrapolation import counting as extrap_counting
+    from gleam.labs.extrapolation import sums as extrap_sums
     runs, specs = pretrained.results("extrapolation"), pretrained.SPECS["extrapolation"]
 
     def defaults(module, name):

@@ -10,7 +10,7 @@ import math
 import statistics
 
 
-from gleam import memory
+from gleam.labs.memory import carry as memory
 from gleam.examples.data import plain, seed_stats
 
 __all__ = ['memory_lab_carry_challenge', 'memory_lab_trained']
@@ -33,7 +33,7 @@ def examples():
 
 # ---- trained models (the pretrained sweeps of gleam.pretrained) ----------------------------------
 # A run "holds the cue" through a delay Δ when the acceptance test's max horizon reaches Δ: R
-# stays above chance by 3 binomial standard errors there (gleam.acceptance.horizons, z = 3). The
+# stays above chance by 3 binomial standard errors there (gleam.labs.memory.acceptance.horizons, z = 3). The
 # long-delay task's Δ is 32, the longest probe within its delays (20 to 40); the horizons
 # experiment's is 16, its fixed delay.
 HOLD_AT = {"cells": 32, "forget_bias": 32, "horizons": 16}
@@ -71,7 +71,7 @@ def _group(records, hold_at):
 def _interference(records, count):
     """'?' accuracy at `count` distractors per amplitude (a feature model's runs), per seed and
     over the seeds that hold the cue; None for a token model."""
-    from gleam.sweep_memory import normalized
+    from gleam.labs.memory.run import normalized
     c = normalized(records[0]["config"])
     amps = c["probe_amplitudes"]
     if c["amplitude"] is None:
@@ -149,7 +149,7 @@ def _trained():
     claims["no_memory_min"] = min(m["no_memory_accuracy"] for m in distinct.values())
     claims["window_needs_cue_max"] = max(m["window_needs_cue_accuracy"] for m in distinct.values())
     claims["window_needs_cue_min"] = min(m["window_needs_cue_accuracy"] for m in distinct.values())
-    from gleam.sweep_memory import WINDOW
+    from gleam.labs.memory.run import WINDOW
     return plain({"task": specs["cells"]["fixed"], "forget_gates": gates, "window": WINDOW,
                   "biases": order, "truncates": specs["horizons"]["grid"]["truncate"], "seeds": specs["cells"]["grid"]["seed"],
                   "hold_at": HOLD_AT, "sequence_length": seq_len, "horizons_delay": seq_len - 2, "cue_distance": seq_len - 1,

@@ -7,7 +7,7 @@ A spec names a run function and a grid (gleam.sweep.grid); each config of the gr
 its record appended to a JSON-lines file as it finishes (gleam.sweep.results), a re-run skips
 what is already done (gleam.sweep.runner), and a summary gives each setting's mean, sample
 std, min and max over its seeds (gleam.sweep.summary). The built-in run function trains a
-small model on a small task (gleam.sweep_runs.train_task).
+small model on a small task (gleam.sweep.runs.train_task).
 
 The grid, the results file and the summary are pure Python and NumPy; only the runner's
 parallel paths import joblib and dask (`pip install -e .[research]`), and only when used.

@@ -27,9 +27,20 @@ import sys
 from dataclasses import dataclass
 
 __all__ = ["Spec", "load_spec", "expand_grid", "config_key", "canonical_json", "DEFAULT_RUN",
-           "MAX_RUNS", "RUN_PATH"]
+           "MAX_RUNS", "RUN_PATH", "RUN_ALIASES", "current_run"]
 
-DEFAULT_RUN = "gleam.sweep_runs:train_task"
+DEFAULT_RUN = "gleam.sweep.runs:train_task"
+# the run paths of gleam's flat layout (before its packages), still read: a spec written then runs
+# the same function, and its results file resumes under the same keys
+RUN_ALIASES = {
+    "gleam.sweep_runs:train_task": DEFAULT_RUN,
+    "gleam.sweep_tasks:train_on_split": "gleam.sweep.split_runs:train_on_split",
+    "gleam.sweep_memory:train_cue_delay": "gleam.labs.memory.run:train_cue_delay",
+    "gleam.extrap_brackets:train_brackets": "gleam.labs.extrapolation.brackets:train_brackets",
+    "gleam.extrap_counting:train_counting": "gleam.labs.extrapolation.counting:train_counting",
+    "gleam.extrap_sums:train_sums": "gleam.labs.extrapolation.sums:train_sums",
+    "gleam.extrap_analysis:analyse_sums": "gleam.labs.extrapolation.analysis:analyse_sums",
+}
 MAX_RUNS = 10 ** 6      # runs in one sweep: far above a laptop's day, far below a typo's 10**20
 _MAX_DEPTH = 16         # nesting of lists and dicts inside a config value
 RUN_PATH = re.compile(  # a dotted module, a colon, a name
@@ -93,6 +104,11 @@ def canonical_json(config):
                       allow_nan=False)
 
 
+def current_run(run):
+    """`run` under its current path (an old path of RUN_ALIASES -> its new one; others unchanged)."""
+    return RUN_ALIASES.get(run, run) if isinstance(run, str) else run
+
+
 def config_key(config):
     """The run's key: SHA-256 of canonical_json(config), its first 16 hex digits."""
     return hashlib.sha256(canonical_json(config).encode("ascii")).hexdigest()[:16]
@@ -146,6 +162,7 @@ def load_spec(spec):
     run = spec.get("run", DEFAULT_RUN)
     if not (isinstance(run, str) and RUN_PATH.fullmatch(run)):
         raise ValueError(f"run must be a 'module:function' path, got {_short(run)}")
+    run = current_run(run)
     grid = spec.get("grid", {})
     fixed = spec.get("fixed", {})
     expand_grid(grid, fixed)            # every check, once, here

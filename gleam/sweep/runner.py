@@ -10,7 +10,7 @@ Where the runs go:
     dask = "tcp://H:P"     the running cluster whose scheduler is at that address; `jobs` caps
                            the runs in flight (None: all the cluster's threads)
 Every backend calls `run_one(run, config)`, which imports the run function by its path where it
-runs. A run seeds everything from its config (see gleam.sweep_runs), so its metrics do not
+runs. A run seeds everything from its config (see gleam.sweep.runs), so its metrics do not
 depend on the backend, the worker or the order.
 
 Resume: keys that already have an "ok" record in `out` are skipped and counted as done from the
@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 
 from gleam import checks
-from gleam.sweep.grid import RUN_PATH, config_key, expand_grid, load_spec
+from gleam.sweep.grid import RUN_PATH, config_key, current_run, expand_grid, load_spec
 from gleam.sweep.results import check_metrics, read_results, trim_partial_line
 
 __all__ = ["run_sweep", "run_one", "resolve_run", "SweepReport", "SweepInterrupted", "MAX_JOBS"]
@@ -72,7 +72,7 @@ def resolve_run(run):
     """The function a 'module:function' path names, or ValueError."""
     if not (isinstance(run, str) and RUN_PATH.fullmatch(run)):
         raise ValueError(f"run must be a 'module:function' path, got {run!r:.80}")
-    module, _, name = run.partition(":")
+    module, _, name = current_run(run).partition(":")
     try:
         fn = getattr(importlib.import_module(module), name, None)
     except Exception as e:              # a module's own import can raise anything

@@ -4,7 +4,8 @@ import math
 
 from app.chapters.ch5_gru_lstm import GRUvsLSTMChapter
 from content import fmt_comma, fmt_fixed, fmt_gate
-from gleam import counting, examples
+from gleam import examples
+from gleam import costs as counting
 from surface import figure_data, find, set_value, shown
 
 COUNT_KEYS = ("ch5.gru_params", "ch5.lstm_params", "ch5.gru_macs", "ch5.lstm_macs", "ch5.match_n", "ch5.match_params")

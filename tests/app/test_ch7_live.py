@@ -557,7 +557,7 @@ def test_a_shared_server_refuses_a_model_whose_update_is_too_much_work_and_keeps
     """Under panel serve (a session of a shared server) an update may do at most
     limits.UPDATE_MACS multiply-adds; the size controls show the model in use again."""
     from app.chapters.ch7_live import limits
-    from gleam import counting
+    from gleam import costs as counting
     c = LiveLabChapter()
     assert not c.shared                                    # no server session here
     c.shared = True

@@ -18,7 +18,8 @@ except ImportError:  # a checkout that is not pip-installed
 
 from content import fmt_comma, fmt_fixed, fmt_num, fmt_pct, fmt_sci, fmt_sig, markdown_to_html
 from content.render import environment
-from gleam import chargru, counting, examples
+from gleam import chargru, examples
+from gleam import costs as counting
 
 IDS = content.chapter_ids()
 

@@ -6,7 +6,10 @@ import pytest
 
 from app.chapters.extrapolation_lab import ExtrapolationLabChapter
 from app.chapters.extrapolation_lab.retrain import EXPERIMENTS, build_record, config_of, rows
-from gleam import extrap_brackets, extrap_counting, extrap_sums, pretrained
+from gleam import pretrained
+from gleam.labs.extrapolation import brackets as extrap_brackets
+from gleam.labs.extrapolation import counting as extrap_counting
+from gleam.labs.extrapolation import sums as extrap_sums
 from surface import find, set_value, shown
 from tests.extrap_trained import SPECS, expected, seeds
 
@@ -117,7 +120,7 @@ def test_a_measured_value_head_draws_its_predictions_and_its_ceiling():
 
 
 def test_a_measured_analysis_model_draws_its_states_by_depth():
-    from gleam import extrap_analysis
+    from gleam.labs.extrapolation import analysis as extrap_analysis
     c = ExtrapolationLabChapter()
     c.__panel__()
     set_value(c, "gl-chextrapolation-x", "4-6. information and mechanism")

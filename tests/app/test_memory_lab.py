@@ -1,5 +1,5 @@
 """The memory lab's carry challenge without a browser: presets and sliders through the chapter's
-controls, every number of the table gleam's (gleam.memory at the sliders' values), the verdict
+controls, every number of the table gleam's (gleam.labs.memory.carry at the sliders' values), the verdict
 computed from the table, and the trajectories the reference draws' first trials."""
 import math
 
@@ -9,7 +9,7 @@ from bokeh.models import GlyphRenderer
 
 from app.chapters.memory_lab import COLUMNS, PATHS, MemoryLabChapter
 from content import fmt_fixed
-from gleam import memory
+from gleam.labs.memory import carry as memory
 from surface import click, figure, find, set_value, shown
 
 SLIDERS = ("delay", "noise_sd", "gated_carry", "gated_admission", "elman_carry", "elman_admission")

@@ -9,7 +9,8 @@ import pytest
 from app.chapters.memory_lab import MemoryLabChapter
 from app.chapters.memory_lab.retrain import ROWS, TASKS, config_of
 from content import fmt_fixed
-from gleam import pretrained, sweep_memory
+from gleam import pretrained
+from gleam.labs.memory import run as sweep_memory
 from surface import click, find, set_value, shown
 from tests.memory_trained import SPECS, expected, hold_at, seeds
 

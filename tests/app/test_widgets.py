@@ -143,7 +143,7 @@ def test_the_loop_reports_divergence_and_reset_starts_again():
 
 
 class FixedRun(CountingTrainer):
-    """A run of `total` updates (gleam.sweep_memory.CueDelayRun's shape): `finished` at its end."""
+    """A run of `total` updates (gleam.labs.memory.run.CueDelayRun's shape): `finished` at its end."""
 
     def __init__(self, total):
         super().__init__()

@@ -1,4 +1,4 @@
-"""gleam.acceptance on hand-set models whose answers are known by hand.
+"""gleam.labs.memory.acceptance on hand-set models whose answers are known by hand.
 
 Vocabulary "!?abcdef" (ids 0 … 7: '!', '?', cues a, b, distractors c, d (first half), e, f).
 Every readout answers class 0 when the unit it reads is > 0 and class 1 when it is < 0
@@ -21,8 +21,8 @@ import math
 import numpy as np
 import pytest
 
-from gleam import acceptance as acc
-from gleam.acceptance_probes import mirror
+from gleam.labs.memory import acceptance as acc
+from gleam.labs.memory.probe_sets import mirror
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.tasks import cue_delay
 

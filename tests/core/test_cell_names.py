@@ -1,9 +1,10 @@
-"""gleam.cell_names: the one vocabulary, and gleam.checks: the one wording of refusals."""
+"""gleam.cells.names: the one vocabulary, and gleam.checks: the one wording of refusals."""
 import numpy as np
 import pytest
 
-from gleam import cell_names, checks
-from gleam.cell_names import BLOCKS, CELL_NAMES, KIND_OF, KINDS, check_cell, kind
+from gleam import checks
+from gleam.cells import names as cell_names
+from gleam.cells.names import BLOCKS, CELL_NAMES, KIND_OF, KINDS, check_cell, kind
 
 
 def test_the_vocabulary():

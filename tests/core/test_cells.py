@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gleam import cell_names, cells
+from gleam import cells
+from gleam.cells import names as cell_names
 from gleam.cells import CELLS, check_params, count_params, param_shapes
 
 from .gradcheck import PRECISE, numerical_grad, random_params, rel_error

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gleam import chargru_math as gm
+from gleam.chargru import kernels as gm
 from gleam.chargru import DEFAULT_CORPUS, CharGRU, ChunkStats, gradient_check
 
 _spec = importlib.util.spec_from_file_location(
@@ -592,7 +592,7 @@ def test_the_chunk_kernels_refuse_what_they_used_to_misread():
 
 
 def test_a_reused_workspace_gives_what_fresh_arrays_give_chunk_after_chunk():
-    """A model's steps run forward and backward through one Workspace (gleam.chargru_workspace),
+    """A model's steps run forward and backward through one Workspace (gleam.chargru.workspace),
     each chunk rewriting what the last left there. Chunks that differ in inputs, carried state
     (zero, then not) and weights, run in turn through one workspace, give bit for bit what each
     gives through fresh arrays: losses, the cache, the gradient and ∂L/∂h_0."""

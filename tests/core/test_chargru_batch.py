@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gleam import chargru_io
-from gleam import chargru_batch as gb
-from gleam import chargru_math as gm
+from gleam.chargru import fileformat as chargru_io
+from gleam.chargru import batch as gb
+from gleam.chargru import kernels as gm
 from gleam.chargru import DEFAULT_CORPUS, MAX_BATCH, CharGRU, export_script, gradient_check
 
 # Digests of runs made by the one-stream trainer as it was before streams existed (commit

@@ -1,6 +1,6 @@
-"""Your own text, keeping the model, taking the code home: gleam.chargru_corpus (decode_corpus and
-the limits of check_corpus), gleam.chargru_io (a model as a file, and every way a file is refused)
-and gleam.chargru_export (the standalone script, run here with this Python and NumPy only)."""
+"""Your own text, keeping the model, taking the code home: gleam.chargru.corpus (decode_corpus and
+the limits of check_corpus), gleam.chargru.fileformat (a model as a file, and every way a file is refused)
+and gleam.chargru.export (the standalone script, run here with this Python and NumPy only)."""
 import ast
 import copy
 import codecs
@@ -15,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gleam import chargru_io, examples, standalone_chargru
+from gleam import examples
+from gleam.chargru import fileformat as chargru_io
+from gleam.chargru import standalone as standalone_chargru
 from gleam.chargru import (DEFAULT_CORPUS, MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, CharGRU,
                            check_corpus, decode_corpus, export_script)
 

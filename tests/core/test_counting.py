@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from gleam import counting
+from gleam import costs as counting
 
 BLOCKS = {"elman": 1, "gru": 3, "lstm": 4}
 

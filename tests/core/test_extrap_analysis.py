@@ -1,4 +1,4 @@
-"""gleam.extrap_analysis (the run) and gleam.extrap_analysis_parts (its measurements), the
+"""gleam.labs.extrapolation.analysis (the run) and gleam.labs.extrapolation.measures (its measurements), the
 measurements checked on hand-set models whose answers are known by construction, or against
 independent computations (per-character modes, np.linalg products and SVDs)."""
 import json
@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from gleam import extrap_analysis as ea
-from gleam import extrap_analysis_parts as parts
+from gleam.labs.extrapolation import analysis as ea
+from gleam.labs.extrapolation import measures as parts
 from gleam import tasks
-from gleam.probes import Probe
+from gleam.instruments.probes import Probe
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.sweep import run_sweep
 
@@ -115,7 +115,7 @@ def test_other_alphas_and_spans_name_their_keys():
 
 
 def test_through_the_sweep_runner(tmp_path):
-    spec = {"run": "gleam.extrap_analysis:analyse_sums", "grid": {"seed": [0]},
+    spec = {"run": "gleam.labs.extrapolation.analysis:analyse_sums", "grid": {"seed": [0]},
             "fixed": {**SMALL, "epochs": 1}}
     report = run_sweep(spec, tmp_path / "r.jsonl", jobs=1, progress=False)
     assert report.ran == 1 and report.errors == 0

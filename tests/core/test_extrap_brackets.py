@@ -1,4 +1,4 @@
-"""gleam.extrap_brackets: length against depth on bracket languages. The test sets are checked
+"""gleam.labs.extrapolation.brackets: length against depth on bracket languages. The test sets are checked
 against an independent stack count, the accuracies against an unpadded one-by-one prediction,
 and reach against hand-made curves."""
 import json
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gleam import extrap_brackets as xb
+from gleam.labs.extrapolation import brackets as xb
 from gleam.sweep import run_sweep
 
 SMALL = {"n_train": 120, "n_test": 30, "epochs": 2, "max_train_length": 10, "max_train_depth": 3,
@@ -144,7 +144,7 @@ def test_the_default_config_names_the_briefs_keys():
 
 
 def test_through_the_sweep_runner(tmp_path):
-    spec = {"run": "gleam.extrap_brackets:train_brackets", "grid": {"cell": ["elman"]}, "fixed": SMALL}
+    spec = {"run": "gleam.labs.extrapolation.brackets:train_brackets", "grid": {"cell": ["elman"]}, "fixed": SMALL}
     report = run_sweep(spec, tmp_path / "r.jsonl", jobs=1, progress=False)
     assert report.ran == 1 and report.errors == 0
     r = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])
@@ -170,7 +170,8 @@ def test_bad_configs_are_refused_by_name(bad, word):
 def test_the_growth_is_the_jacobian_products_largest_singular_value():
     """growth(name): the median, over the set's first examples, of log10 σ_max of
     J_{T−2} ⋯ J_0 multiplied out here with numpy, each J from the model's cell."""
-    from gleam import stability, tasks
+    from gleam import tasks
+    from gleam.instruments import stability
     run = xb.BracketsRun({**SMALL, "seed": 1})
     run.step(7)
     name, logs = "length_20", []

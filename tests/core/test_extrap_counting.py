@@ -1,4 +1,4 @@
-"""gleam.extrap_counting: the counting experiment (aⁿbⁿ, aⁿbⁿcⁿ): its test sets checked by counting
+"""gleam.labs.extrapolation.counting: the counting experiment (aⁿbⁿ, aⁿbⁿcⁿ): its test sets checked by counting
 letters, largest_reached and the counter probe by hand, the probe through a hand-set Elman
 model whose unit 0 counts, the run in steps and its refusals."""
 import json
@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from gleam import extrap_counting as ec
+from gleam.labs.extrapolation import counting as ec
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.sweep import run_sweep
 
@@ -227,7 +227,7 @@ def test_a_run_stepped_in_pieces_is_train_countings_run():
 
 
 def test_through_the_sweep_runner(tmp_path):
-    spec = {"run": "gleam.extrap_counting:train_counting", "grid": {"kind": ["anbn", "anbncn"]},
+    spec = {"run": "gleam.labs.extrapolation.counting:train_counting", "grid": {"kind": ["anbn", "anbncn"]},
             "fixed": {**SMALL, "epochs": 1}}
     report = run_sweep(spec, tmp_path / "r.jsonl", jobs=1, progress=False)
     assert report.ran == 2 and report.errors == 0

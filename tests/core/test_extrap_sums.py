@@ -1,4 +1,4 @@
-"""gleam.extrap_sums: nested sums under one split, with a classify, a linear regression or an
+"""gleam.labs.extrapolation.sums: nested sums under one split, with a classify, a linear regression or an
 arithmetic head. The splits' counts are recomputed from the texts by hand (eval for the value, a
 stack count for depths); the ceiling |b| + ‖w‖₁ is checked on hand-set heads against states drawn
 in [−1, 1]^n; the regression metrics on a constant head whose answers are known in advance."""
@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from gleam import extrap_sums, tasks
-from gleam.extrap_sums import HEADS, SumsRun, largest_value_reached, train_sums
+from gleam import tasks
+from gleam.labs.extrapolation import sums as extrap_sums
+from gleam.labs.extrapolation.sums import HEADS, SumsRun, largest_value_reached, train_sums
 from gleam.sweep import run_sweep
 
 SMALL = {"n_examples": 200, "n": 8, "epochs": 2, "batch_size": 16}
@@ -249,7 +250,7 @@ def test_bad_configs_are_refused_by_name(bad, word):
 
 
 def test_through_the_sweep_runner(tmp_path):
-    spec = {"run": "gleam.extrap_sums:train_sums", "grid": {"head": ["classify", "nau"]},
+    spec = {"run": "gleam.labs.extrapolation.sums:train_sums", "grid": {"head": ["classify", "nau"]},
             "fixed": {**SMALL, "epochs": 1}}
     report = run_sweep(spec, tmp_path / "r.jsonl", jobs=1, progress=False)
     assert report.ran == 2 and report.errors == 0

@@ -13,11 +13,11 @@ the modules in MODULES has an entry (or a reason in RECORDS).
 Magnitudes: the scalar and array strategies reach the whole float range (subnormals, 1e308).
 The per-step kernels (cells, heads, sequence, SeqModel) are fuzzed with entries up to KERNEL
 (1e6) in size, since products of several inputs near 1e308 overflow by IEEE rules; there a
-NaN or inf input propagates to the result, which gleam.train reports as divergence.
+NaN or inf input propagates to the result, which gleam.seqmodel reports as divergence.
 
 The char-level GRU's entries (gleam.chargru*) build small models (H, K <= 4, corpora of at most
 32 characters, lr and clip up to 1e308 and inf) and pass corpora up to and past check_corpus's
-limits. gleam.standalone_chargru, the script a learner takes home, is excused in RECORDS.
+limits. gleam.chargru.standalone, the script a learner takes home, is excused in RECORDS.
 """
 import copy
 import dataclasses
@@ -36,14 +36,33 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gleam import (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
-                   chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math,
-                   chargru_sample, checks, counting, dynamics, heads, losses, memory, optim, seqmodel,
-                   sequence, seqmodel_backward, seqmodel_inputs, smoothing, standalone_chargru, train)
+from gleam import cells, chargru, checks, dynamics, losses, optim, seqmodel, sequence, smoothing
+from gleam.seqmodel import batching
+from gleam.cells import elman as cells_elman
+from gleam.cells import registry as cells_registry
+from gleam.chargru import model as chargru_model
+from gleam.seqmodel import model as seqmodel_model
+from gleam.cells import names as cell_names
+from gleam.cells import common as cells_common
+from gleam.cells import gru as cells_gru
+from gleam.cells import lstm as cells_lstm
+from gleam.chargru import batch as chargru_batch
+from gleam.chargru import corpus as chargru_corpus
+from gleam.chargru import export as chargru_export
+from gleam.chargru import fileformat as chargru_io
+from gleam.chargru import kernels as chargru_math
+from gleam.chargru import sample as chargru_sample
+from gleam import costs as counting
+from gleam.seqmodel import heads
+from gleam.labs.memory import carry as memory
+from gleam.seqmodel import backward as seqmodel_backward
+from gleam.seqmodel import inputs as seqmodel_inputs
+from gleam.chargru import standalone as standalone_chargru
+from gleam.seqmodel import trainer as train
 
-MODULES = (batching, cell_names, cells, cells_common, cells_gru, cells_lstm, chargru,
+MODULES = (batching, cell_names, cells_elman, cells_registry, cells_common, cells_gru, cells_lstm, chargru_model,
            chargru_batch, chargru_corpus, chargru_export, chargru_io, chargru_math, chargru_sample,
-           checks, counting, dynamics, heads, losses, memory, optim, seqmodel, seqmodel_backward,
+           checks, counting, dynamics, heads, losses, memory, optim, seqmodel_model, seqmodel_backward,
            seqmodel_inputs, sequence, smoothing, standalone_chargru, train)
 
 FUZZ = settings(max_examples=50, deadline=None, derandomize=True, database=None,
@@ -610,10 +629,10 @@ TABLE = [
     E(cell_names.kind, call(choice(KINDS)), aliases=("cell",)),
     # -- cells: shapes, init, params
     *[E(shapes, call(size(), size()))
-      for shapes in (cells.elman_shapes, cells_gru.gru_textbook_shapes,
+      for shapes in (cells_elman.elman_shapes, cells_gru.gru_textbook_shapes,
                      cells_gru.gru_torch_shapes, cells_lstm.lstm_shapes)],
     *[E(init, call(size(), size(), rng(), scale=st.one_of(st.none(), real(0, 10))))
-      for init in (cells.init_elman, cells_gru.init_gru_textbook, cells_gru.init_gru_torch)],
+      for init in (cells_elman.init_elman, cells_gru.init_gru_textbook, cells_gru.init_gru_torch)],
     E(cells_lstm.init_lstm, call(size(), size(), rng(), forget_bias=real())),
     E(cells.get_cell, call(choice(cell_names.CELL_NAMES)), aliases=("cell",)),
     E(cells.param_shapes, call(choice(cell_names.CELL_NAMES), size(), size()), ("cell",)),
@@ -636,7 +655,7 @@ TABLE = [
       aliases=("W", "elman")),
     E(cells_common.check_sizes, call(size(), size())),
     E(cells_common.check_cell_params, cell_setup("elman").map(lambda s: (
-        (s[4], "elman", "Wx", "Wh", cells.elman_shapes), {})), aliases=CELL_ALIASES),
+        (s[4], "elman", "Wx", "Wh", cells_elman.elman_shapes), {})), aliases=CELL_ALIASES),
     E(cells_common.init_weights, call(st.just({"W": (3, 2), "b": (3,)}), rng(),
                                       st.one_of(st.none(), real(0, 10)), size()),
       aliases=("d and n",)),
@@ -752,7 +771,7 @@ TABLE = [
                        st.just(u[3]))),
       aliases=CELL_ALIASES + ("caches",)),
     # -- seqmodel and train
-    E(seqmodel.cell_functions, call(choice(cell_names.CELL_NAMES)), aliases=("cell",)),
+    E(seqmodel_model.cell_functions, call(choice(cell_names.CELL_NAMES)), aliases=("cell",)),
     E(seqmodel.SeqModelConfig, call(choice(cell_names.CELL_NAMES), size(), size(), size(1, 3),
                                     head=choice(heads.HEADS), many_to_many=flag(),
                                     init_scale=st.one_of(st.none(), real(0, 10)),
@@ -858,9 +877,10 @@ RECORDS = {
     # SeqModel's input checks, called only by SeqModel.forward: fuzzed through the model's entries
     **{f: "SeqModel's input checks, fuzzed through SeqModel's entries"
        for f in (seqmodel_inputs.model_inputs, seqmodel_inputs.initial_state,
-                 seqmodel_inputs.check_intervene, seqmodel_inputs.apply_intervention)},
+                 seqmodel_inputs.check_intervene, seqmodel_inputs.apply_intervention,
+                 seqmodel_inputs.as_tuple)},
     seqmodel_backward.backward: "SeqModel.loss_and_grads's body, fuzzed through SeqModel's entries",
-    # gleam.standalone_chargru is the script a learner takes home (chargru_export writes its
+    # gleam.chargru.standalone is the script a learner takes home (chargru_export writes its
     # settings into it): Python and NumPy only, written to be read, its settings constants, not
     # arguments. Its functions take what train() builds, so it keeps no argument checks.
     **{getattr(standalone_chargru, name): "the take-home script (standalone_chargru's docstring)"
@@ -1006,7 +1026,7 @@ def test_the_failures_the_issue_found_are_refused_or_finite():
     with pytest.raises(ValueError, match="logits must be finite"):
         losses.softmax([np.nan, 0.0])
     # found by fuzzing with other seeds: pinned here so every run checks them
-    assert not cells.init_elman(2, 2, 0, scale=-0.0)["Wx"].any()
+    assert not cells_elman.init_elman(2, 2, 0, scale=-0.0)["Wx"].any()
     with pytest.raises(ValueError, match="^logits must be an array of numbers"):
         losses.cross_entropy([[1, 2], [3]], 0)
     assert counting.matching_width("gru", 1e308, 3) > 0

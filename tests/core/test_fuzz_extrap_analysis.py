@@ -1,4 +1,4 @@
-"""Fuzzing gleam.extrap_analysis and gleam.extrap_analysis_parts with the policy of
+"""Fuzzing gleam.labs.extrapolation.analysis and gleam.labs.extrapolation.measures with the policy of
 tests/core/test_fuzz.py: every call returns a finite result or raises a ValueError naming one
 of its arguments. Models are tiny (n <= 3), example sets a few nested sums of depth <= 2."""
 import dataclasses
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from gleam import extrap_analysis as ea
-from gleam import extrap_analysis_parts as parts
+from gleam.labs.extrapolation import analysis as ea
+from gleam.labs.extrapolation import measures as parts
 from gleam import tasks
-from gleam.probes import Probe
+from gleam.instruments.probes import Probe
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, fuzz_entry,
                                   missing_entries, real, size, sometimes_bad)

@@ -1,9 +1,9 @@
-"""Fuzzing gleam.extrap_brackets with the policy of tests/core/test_fuzz.py: every call returns a
+"""Fuzzing gleam.labs.extrapolation.brackets with the policy of tests/core/test_fuzz.py: every call returns a
 finite result or raises a ValueError naming one of its arguments (small sizes throughout)."""
 import pytest
 from hypothesis import strategies as st
 
-from gleam import extrap_brackets
+from gleam.labs.extrapolation import brackets as extrap_brackets
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, flag, fuzz_entry,
                                   missing_entries, real, size, sometimes_bad)
 

@@ -1,12 +1,12 @@
-"""Fuzzing gleam.extrap_counting with the policy of tests/core/test_fuzz.py: every call returns a
+"""Fuzzing gleam.labs.extrapolation.counting with the policy of tests/core/test_fuzz.py: every call returns a
 finite result or raises a ValueError naming one of its arguments."""
 import numpy as np
 import pytest
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gleam import extrap_counting
-from gleam.cell_names import CELL_NAMES
+from gleam.labs.extrapolation import counting as extrap_counting
+from gleam.cells.names import CELL_NAMES
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, farray, fuzz_entry, iarray,
                                   missing_entries, real, size, sometimes_bad)

@@ -1,11 +1,11 @@
-"""Fuzzing gleam.extrap_sums with the policy of tests/core/test_fuzz.py: every call returns a
+"""Fuzzing gleam.labs.extrapolation.sums with the policy of tests/core/test_fuzz.py: every call returns a
 finite result or raises a ValueError naming one of its arguments (a config's messages name
 config['...'])."""
 import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from gleam import extrap_sums
+from gleam.labs.extrapolation import sums as extrap_sums
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, fuzz_entry,
                                   missing_entries, real, size, sometimes_bad)
 

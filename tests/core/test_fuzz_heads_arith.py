@@ -1,7 +1,7 @@
-"""Fuzzing gleam.heads_arith and the SeqModel / Trainer paths of its heads, with the policy and
+"""Fuzzing gleam.seqmodel.arith_heads and the SeqModel / Trainer paths of its heads, with the policy and
 machinery of tests/core/test_fuzz.py: a call returns a finite result or raises a ValueError
 naming one of its arguments. Kernel magnitudes (h, weights, dy) go up to KERNEL = 1e6, as for
-gleam.heads there; beyond it products may overflow by IEEE rules.
+gleam.seqmodel.heads there; beyond it products may overflow by IEEE rules.
 """
 import numpy as np
 import pytest
@@ -9,9 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gleam import heads_arith, optim, seqmodel, train
-from gleam.cell_names import CELL_NAMES
-from gleam.heads_arith import ARITH_HEADS
+from gleam import optim, seqmodel
+from gleam.seqmodel import arith_heads as heads_arith
+from gleam.seqmodel import trainer as train
+from gleam.cells.names import CELL_NAMES
+from gleam.seqmodel.arith_heads import ARITH_HEADS
 from tests.core.test_fuzz import (BAD_SCALARS, E, FUZZ, call, choice, farray, fuzz_entry,
                                   iarray, missing_entries, real, rng, size)
 

@@ -1,4 +1,4 @@
-"""Fuzzing gleam.interventions and gleam.stability under the house policy (tests/core/test_fuzz.py):
+"""Fuzzing gleam.instruments.interventions and gleam.instruments.stability under the house policy (tests/core/test_fuzz.py):
 every call returns a finite result or raises a ValueError naming one of its arguments.
 
 The intervention builders return functions that run inside SeqModel.forward, where a bad unit,
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gleam import interventions as iv
-from gleam import interventions_inputs as ivi
-from gleam import stability as stab
+from gleam.instruments import interventions as iv
+from gleam.instruments import input_interventions as ivi
+from gleam.instruments import stability as stab
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, KERNEL, call, choice, farray,
                                   flag, fuzz_entry, iarray, missing_entries, model_setup, real,
                                   rng, size)
@@ -221,7 +221,9 @@ TABLE += [
       nonfinite=no_nan_or_plus_inf, covers=(stab.growth_profile, stab.GrowthProfile)),
 ]
 
-RECORDS = {}
+# the input checks shared by the interventions on inputs and on states: fuzzed through their entries
+RECORDS = {ivi.check_indices: "an input check of the interventions, fuzzed through their entries",
+           ivi.as_array_or_object: "an input check of the interventions, fuzzed through their entries"}
 
 
 @pytest.mark.parametrize("entry", TABLE, ids=[e.fn.__name__ for e in TABLE])
@@ -234,4 +236,4 @@ def test_the_table_covers_every_public_function():
 
 
 def test_missing_entries_sees_a_new_public_function():
-    assert missing_entries((iv, stab), TABLE[1:], RECORDS) == ["gleam.interventions.clamp_unit"]
+    assert missing_entries((iv, stab), TABLE[1:], RECORDS) == ["gleam.instruments.interventions.clamp_unit"]

@@ -1,13 +1,13 @@
-"""Fuzzing gleam.probes under the house policy (tests/core/test_fuzz.py): every call returns a
+"""Fuzzing gleam.instruments.probes under the house policy (tests/core/test_fuzz.py): every call returns a
 finite result or raises a ValueError naming one of its arguments."""
 import numpy as np
 import pytest
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from gleam import probes
-from gleam import probes_control
-from gleam import probes_states
+from gleam.instruments import probes
+from gleam.instruments import control as probes_control
+from gleam.instruments import states as probes_states
 from tests.core.test_fuzz import (BAD_SCALARS, E, call, choice, farray, flag, fuzz_entry,
                                   iarray, missing_entries, real, rng, size)
 
@@ -119,7 +119,12 @@ TABLE = [
       aliases=("mean", "components", "explained_variance_ratio")),
 ]
 
-RECORDS = {probes_control.ProbeReport: "what probe_report returns"}
+RECORDS = {probes_control.ProbeReport: "what probe_report returns",
+           # the probes' input checks and score, shared by the three modules: fuzzed through
+           # fit_probe's, pca's and probe_report's entries
+           **{f: "an input check or score of the probes, fuzzed through their entries"
+              for f in (probes.check_labels, probes.r2_score, probes_states.check_rows,
+                        probes_states.check_bounded)}}
 
 
 @pytest.mark.parametrize("entry", TABLE, ids=[getattr(e.fn, "__qualname__", "?") for e in TABLE])

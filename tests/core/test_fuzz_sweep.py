@@ -1,4 +1,4 @@
-"""Fuzzing gleam.sweep and gleam.sweep_runs with the policy of tests/core/test_fuzz.py: every
+"""Fuzzing gleam.sweep and gleam.sweep.runs with the policy of tests/core/test_fuzz.py: every
 call returns a finite result or raises a ValueError naming one of its arguments.
 
 The runner is fuzzed in this process (jobs=1, no progress bar), so neither joblib, dask nor
@@ -15,13 +15,17 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from gleam import pretrained, stepped_run, sweep_memory, sweep_runs, sweep_tasks
+from gleam import pretrained
+from gleam.seqmodel import stepped as stepped_run
+from gleam.labs.memory import run as sweep_memory
+from gleam.sweep import runs as sweep_runs
+from gleam.sweep import split_runs as sweep_tasks
 from gleam.sweep import __main__ as cli
-from gleam.sweep import grid, results, runner, summary
+from gleam.sweep import config, grid, results, runner, summary
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, fuzz_entry,
                                   missing_entries, real, rng, size, sometimes_bad)
 
-MODULES = (grid, results, summary, runner, sweep_runs, sweep_tasks, sweep_memory, stepped_run, pretrained, cli)
+MODULES = (grid, config, results, summary, runner, sweep_runs, sweep_tasks, sweep_memory, stepped_run, pretrained, cli)
 HERE = "tests.core.test_fuzz_sweep"
 _TMP = tempfile.mkdtemp(prefix="gleam-fuzz-sweep-")       # the fuzzed sweeps write here
 atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
@@ -189,6 +193,11 @@ TABLE = [
     # -- grid
     E(grid.canonical_json, call(configs())),
     E(grid.config_key, call(configs()), aliases=("config",)),
+    E(grid.current_run, call(st.one_of(st.sampled_from(sorted(grid.RUN_ALIASES)), st.text(max_size=40),
+                                       BAD_SCALARS))),
+    E(config.with_defaults, call(configs(), st.just({"a": 1, "seed": 0}), st.just("a run")),
+      aliases=("config",)),
+    E(config.child_seed, call(st.integers(0, 2 ** 64 - 1).map(np.random.SeedSequence))),
     E(grid.expand_grid, call(sometimes_bad(grids(), BAD_SCALARS), configs()),
       aliases=("config",)),
     E(grid.load_spec, call(st.one_of(specs(), BAD_SCALARS, st.just(_TMP),

@@ -1,4 +1,4 @@
-"""The bad-input policy (tests/core/test_fuzz.py) over gleam.tasks*, gleam.splits.
+"""The bad-input policy (tests/core/test_fuzz.py) over gleam.tasks*, gleam.tasks.splits.
 
 Every call returns a finite result or raises a ValueError naming one of its arguments.
 """
@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from gleam import (splits, tasks, tasks_base, tasks_brackets, tasks_counting, tasks_cue_delay,
-                   tasks_nested_sums)
+from gleam import tasks
+from gleam.tasks import splits
+from gleam.tasks import base as tasks_base
+from gleam.tasks import dyck as tasks_brackets
+from gleam.tasks import anbn as tasks_counting
+from gleam.tasks import delayed_cue as tasks_cue_delay
+from gleam.tasks import sums as tasks_nested_sums
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, farray, flag,
                                   fuzz_entry, missing_entries, real, size, sometimes_bad)
 

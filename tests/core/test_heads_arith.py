@@ -9,10 +9,10 @@ import itertools
 import numpy as np
 import pytest
 
-from gleam.heads_arith import (NALU_EPS, arith_backward, arith_forward, arith_penalty,
+from gleam.seqmodel.arith_heads import (NALU_EPS, arith_backward, arith_forward, arith_penalty,
                                arith_project, arith_shapes, init_arith)
 from gleam.optim import SGD, Adam
-from gleam.train import SeqModel, SeqModelConfig, Trainer, pad_batch
+from gleam.seqmodel import SeqModel, SeqModelConfig, Trainer, pad_batch
 
 from .gradcheck import numerical_grad
 
@@ -23,7 +23,7 @@ REG = {"nau": 0.3, "nmu": 0.3, "nalu": 0.0}
 
 # ---------------------------------------------------------------- references
 def ref_head(head, h, p):
-    """y (..., n_out), written out independently of gleam.heads_arith."""
+    """y (..., n_out), written out independently of gleam.seqmodel.arith_heads."""
     if head == "nau":
         return np.einsum("kn,...n->...k", p["W_nau"], h)
     if head == "nmu":

@@ -1,4 +1,4 @@
-"""gleam.interventions on models whose answers are known by hand, and identities for every cell.
+"""gleam.instruments.interventions on models whose answers are known by hand, and identities for every cell.
 
 The latch models (Elman and textbook GRU, weights set by hand): tokens 0 = cue a, 1 = cue b,
 2 = distractor p, 3 = distractor q. Unit 0 latches the cue (+ for a, − for b) and only the cues
@@ -9,7 +9,7 @@ reads unit 1 only, so it answers the last distractor.
 import numpy as np
 import pytest
 
-from gleam import interventions as iv
+from gleam.instruments import interventions as iv
 from gleam.seqmodel import SeqModel, SeqModelConfig
 
 CUE_A, CUE_B, P, Q = 0, 1, 2, 3

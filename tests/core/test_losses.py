@@ -89,7 +89,7 @@ def test_bad_input_raises_value_error(call):
 
 
 def test_one_softmax_cross_entropy_under_the_losses_and_the_classify_head():
-    from gleam import heads
+    from gleam.seqmodel import heads
     rng = np.random.default_rng(0)
     z, t = 3 * rng.standard_normal((6, 5)), rng.integers(0, 5, 6)
     nll, g = losses.softmax_cross_entropy(z, t)

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from gleam import memory
+from gleam.labs.memory import carry as memory
 
 
 def test_simulate_matches_a_per_trial_loop():

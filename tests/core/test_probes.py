@@ -1,4 +1,4 @@
-"""gleam.probes on constructed states whose answers are known.
+"""gleam.instruments.probes on constructed states whose answers are known.
 
 Every expected number is computed independently: by loops, np.linalg.lstsq, finite
 differences, np.linalg.eigh, PyTorch's L-BFGS, or by how the data were built. The probe
@@ -8,9 +8,9 @@ margins are stated at each test); no seed was picked to make one pass.
 import numpy as np
 import pytest
 
-from gleam import probes
-from gleam import probes_control
-from gleam.batching import pad_batch
+from gleam.instruments import probes
+from gleam.instruments import control as probes_control
+from gleam.seqmodel.batching import pad_batch
 from gleam.seqmodel import SeqModel, SeqModelConfig
 
 from .gradcheck import PRECISE, numerical_grad, rel_error
@@ -177,7 +177,7 @@ def test_ridge_equals_least_squares_on_the_augmented_system(l2, k):
 
 
 def _by_hand_loss(p, X, y, kind, l2):
-    """The loss written out row by row (independent of gleam.probes._objective)."""
+    """The loss written out row by row (independent of gleam.instruments.probes._objective)."""
     total = 0.0
     for x, t in zip(X, y):
         if "W1" in p:

@@ -1,4 +1,4 @@
-"""gleam.splits: each split holds out exactly what it says, and no text lies on both sides.
+"""gleam.tasks.splits: each split holds out exactly what it says, and no text lies on both sides.
 
 The held-out property is recomputed from the text where it can be (length by len, depth by
 counting brackets, [digit, depth] pairs by a prefix count, values by Python's evaluation), not
@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gleam import splits, tasks
+from gleam import tasks
+from gleam.tasks import splits
 
 PROPS = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                  suppress_health_check=list(HealthCheck))

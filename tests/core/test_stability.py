@@ -1,11 +1,11 @@
-"""gleam.stability against independent computations: central differences of one cell step,
+"""gleam.instruments.stability against independent computations: central differences of one cell step,
 np.linalg.multi_dot, np.linalg.svd, a linear case known in closed form, and PyTorch."""
 import math
 
 import numpy as np
 import pytest
 
-from gleam import stability as st
+from gleam.instruments import stability as st
 from gleam.cells import get_cell
 from gleam.seqmodel import SeqModel, SeqModelConfig
 

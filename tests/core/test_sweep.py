@@ -7,6 +7,7 @@ task labels from per-sequence Python loops, step counts from the batch arithmeti
 The parallel paths (joblib, Dask) and the command line are in tests/research/test_sweep.py.
 """
 import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -18,8 +19,10 @@ from hypothesis import given, settings, strategies as st
 
 from gleam.sweep import (DEFAULT_RUN, SweepInterrupted, config_key, expand_grid, format_table,
                          load_spec, read_results, run_sweep, summarize)
+from gleam.sweep.grid import RUN_ALIASES
 from gleam.sweep.results import trim_partial_line
-from gleam.sweep_runs import TASKS, VOCAB, first_repeated, parity, train_task
+from gleam.sweep.runner import resolve_run
+from gleam.sweep.runs import TASKS, VOCAB, first_repeated, parity, train_task
 
 HERE = "tests.core.test_sweep"
 
@@ -145,12 +148,12 @@ def test_a_spec_file_loads_with_the_default_run(tmp_path):
     path = tmp_path / "spec.json"
     path.write_text(json.dumps({"grid": {"seed": [0, 1]}, "fixed": {"n": 4}}))
     spec = load_spec(path)
-    assert spec.run == DEFAULT_RUN == "gleam.sweep_runs:train_task"
+    assert spec.run == DEFAULT_RUN == "gleam.sweep.runs:train_task"
     assert spec.grid == {"seed": [0, 1]} and spec.fixed == {"n": 4}
     with pytest.raises(ValueError, match="spec has unknown keys"):
         load_spec({"grid": {}, "fixd": {}})
     with pytest.raises(ValueError, match="run must be a 'module:function' path"):
-        load_spec({"run": "gleam.sweep_runs.train_task"})
+        load_spec({"run": "gleam.sweep.runs.train_task"})
     path.write_text("{not json")
     with pytest.raises(ValueError, match="is not JSON"):
         load_spec(path)
@@ -413,3 +416,14 @@ def test_train_task_learns_a_task_that_is_learnable():
         m = train_task({"task": "first_repeated", "length": 3, "epochs": 40, "lr": 0.03,
                         "seed": seed})
         assert m["test_accuracy"] > 0.9 and m["train_loss"] < 0.1
+
+
+@pytest.mark.parametrize("old, new", sorted(RUN_ALIASES.items()))
+def test_a_run_path_of_the_flat_layout_still_runs_its_function(old, new):
+    """Specs written before gleam's packages name their runs by the old module paths: each runs
+    the same function as its new path, and its spec reads as the new one (so a results file made
+    under either resumes under the other)."""
+    assert resolve_run(old) is resolve_run(new)
+    assert load_spec({"run": old, "grid": {"seed": [0]}}).run == new
+    module = old.partition(":")[0]
+    assert importlib.util.find_spec(module) is None, f"{module} exists again: drop its alias"

@@ -1,10 +1,11 @@
-"""gleam.sweep_memory.train_cue_delay: a cue–delay model at a matched parameter count, trained and
-put through the acceptance test; widths and counts checked against gleam.counting by hand."""
+"""gleam.labs.memory.run.train_cue_delay: a cue–delay model at a matched parameter count, trained and
+put through the acceptance test; widths and counts checked against gleam.costs by hand."""
 import json
 
 import pytest
 
-from gleam import counting, sweep_memory
+from gleam import costs as counting
+from gleam.labs.memory import run as sweep_memory
 from gleam.sweep import run_sweep
 
 SMALL = {"n_train": 200, "n_test": 60, "epochs": 2, "probe_n": 20, "probe_delays": [1, 4]}
@@ -37,7 +38,7 @@ def test_an_explicit_width_overrides_the_budget():
 
 
 def test_through_the_sweep_runner(tmp_path):
-    spec = {"run": "gleam.sweep_memory:train_cue_delay", "grid": {"cell": ["elman", "lstm"]},
+    spec = {"run": "gleam.labs.memory.run:train_cue_delay", "grid": {"cell": ["elman", "lstm"]},
             "fixed": SMALL}
     report = run_sweep(spec, tmp_path / "r.jsonl", jobs=1, progress=False)
     assert report.ran == 2 and report.errors == 0

@@ -1,9 +1,10 @@
-"""gleam.sweep_tasks.train_on_split: one split of a rule-made task, trained and tested in and out
+"""gleam.sweep.split_runs.train_on_split: one split of a rule-made task, trained and tested in and out
 of distribution; its counts checked against the split recomputed from the same seed by hand."""
 import numpy as np
 import pytest
 
-from gleam import sweep_tasks, tasks
+from gleam import tasks
+from gleam.sweep import split_runs as sweep_tasks
 from gleam.sweep import run_sweep
 
 SMALL = {"n_examples": 300, "n": 8, "epochs": 2, "batch_size": 32}
@@ -54,7 +55,7 @@ def test_it_learns_the_cue_delay_task_beyond_chance_in_distribution():
 
 
 def test_through_the_sweep_runner(tmp_path):
-    spec = {"run": "gleam.sweep_tasks:train_on_split",
+    spec = {"run": "gleam.sweep.split_runs:train_on_split",
             "grid": {"cell": ["elman", "gru_torch"], "seed": [0, 1]},
             "fixed": {**SMALL, "split": "depth", "threshold": 2}}
     report = run_sweep(spec, tmp_path / "r.jsonl", jobs=1, progress=False)

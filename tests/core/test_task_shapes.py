@@ -6,7 +6,7 @@ import pytest
 
 from gleam import tasks
 from gleam.seqmodel import SeqModel, SeqModelConfig
-from gleam.train import Trainer
+from gleam.seqmodel import Trainer
 from gleam.optim import Adam
 
 from .test_train import fd, reference_loss, rel_err

@@ -15,9 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gleam import tasks, tasks_brackets, tasks_counting, tasks_nested_sums
+from gleam import tasks
+from gleam.tasks import dyck as tasks_brackets
+from gleam.tasks import anbn as tasks_counting
+from gleam.tasks import sums as tasks_nested_sums
 from gleam.optim import Adam
-from gleam.train import SeqModel, SeqModelConfig, Trainer
+from gleam.seqmodel import SeqModel, SeqModelConfig, Trainer
 
 PROPS = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                  suppress_health_check=list(HealthCheck))

@@ -133,8 +133,8 @@ def test_one_batched_chargru_update_matches_torch():
     """CharGRU(batch=3): the textbook GRU written out in torch over 3 streams at once, autograd's
     gradient of the loss summed over all B·K characters, torch's own value clipping and Adagrad;
     three updates in a row (the carried states cross from one to the next)."""
-    from gleam import chargru_batch as gb
-    from gleam import chargru_math as gm
+    from gleam.chargru import batch as gb
+    from gleam.chargru import kernels as gm
     from gleam.chargru import CharGRU
 
     m = CharGRU(hidden=8, batch=3, seed=11, lr=0.3, clip=0.05)     # a small clip that bites

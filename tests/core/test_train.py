@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gleam.optim import SGD, Adagrad, Adam
-from gleam import cell_names
-from gleam.train import (CELL_NAMES, BatchStats, SeqData, SeqModel, SeqModelConfig, Trainer,
+from gleam.cells import names as cell_names
+from gleam.seqmodel import (CELL_NAMES, BatchStats, SeqData, SeqModel, SeqModelConfig, Trainer,
                          pad_batch, pad_targets, regression_bound)
 
 from .gradcheck import numerical_grad
@@ -27,7 +27,7 @@ def make_model(cell="gru_textbook", head="classify", m2m=False, d=3, n=3, n_out=
 
 
 def reference_loss(model, X, mask, targets, h0=None, target_mask=None):
-    """The loss written out from the forward outputs (independent of gleam.heads)."""
+    """The loss written out from the forward outputs (independent of gleam.seqmodel.heads)."""
     out, _, caches = model.forward(X, mask, h0)
     m = caches["mask"]
     c = model.config

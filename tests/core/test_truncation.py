@@ -4,10 +4,10 @@ taken as given — computed here sequence by sequence with the untruncated code 
 import numpy as np
 import pytest
 
-from gleam.batching import pad_batch
+from gleam.seqmodel.batching import pad_batch
 from gleam.optim import SGD
 from gleam.seqmodel import SeqModel, SeqModelConfig
-from gleam.train import Trainer
+from gleam.seqmodel import Trainer
 
 CELLS = ("elman", "gru_textbook", "gru_torch", "lstm")
 

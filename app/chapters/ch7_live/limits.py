@@ -5,10 +5,10 @@ seq_len characters in each of B streams, forward and backward) cannot be interru
 sessions' loops take turns (app.widgets.live_loop), but a click can still wait behind a whole
 update of another session. So a server session may not build a model whose update does more
 than UPDATE_MACS multiply-adds; in the browser (the static site) the work is the learner's own
-machine's, and there is no such limit. The count is gleam.counting's: per stream and character,
+machine's, and there is no such limit. The count is gleam.costs's: per stream and character,
 the GRU's three blocks and the readout, forward and twice that backward.
 """
-from gleam import counting
+from gleam import costs as counting
 
 UPDATE_MACS = 16_000_000     # ≈ 20 ms of NumPy on the 2-core machine the lab is tested on
 NOTE = (f"On a shared server one update may do at most {UPDATE_MACS / 1e6:g} million multiply-adds "

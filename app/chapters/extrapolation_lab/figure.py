@@ -1,7 +1,7 @@
 """The extrapolation lab's retrain figure, drawn when a retrained model is measured: a value
 head's mean prediction against the true value, with the identity and the head's ceiling
-(gleam.extrap_sums.prediction_curve), or the test states' first two principal components coloured
-by bracket depth (gleam.extrap_analysis.pca_by_depth). Other experiments have no figure.
+(gleam.labs.extrapolation.sums.prediction_curve), or the test states' first two principal components coloured
+by bracket depth (gleam.labs.extrapolation.analysis.pca_by_depth). Other experiments have no figure.
 """
 import panel as pn
 
@@ -9,7 +9,8 @@ from app.widgets.figures import LinePlot, ScatterPlot
 from app.widgets.page import gv, html_pane
 from app.widgets.theme import PALETTE
 from content import fmt_fixed
-from gleam import extrap_analysis, extrap_sums
+from gleam.labs.extrapolation import analysis as extrap_analysis
+from gleam.labs.extrapolation import sums as extrap_sums
 
 DEPTH_COLOURS = (PALETTE.muted, PALETTE.positive, PALETTE.secondary, PALETTE.negative, PALETTE.good)
 

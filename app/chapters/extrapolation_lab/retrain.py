@@ -1,5 +1,5 @@
 """The extrapolation lab's retrain: one configuration of an experiment's sweep trained in the page
-(a gleam.stepped_run.SteppedRun of gleam.extrap_brackets, extrap_counting, extrap_sums or
+(a gleam.seqmodel.stepped.SteppedRun of gleam.labs.extrapolation.brackets, extrap_counting, extrap_sums or
 extrap_analysis) through
 app.widgets.retrain; what is measured when it stops depends on the experiment (`rows`).
 """
@@ -7,7 +7,11 @@ import math
 import statistics
 
 from app.widgets import retrain
-from gleam import extrap_analysis, extrap_brackets, extrap_counting, extrap_sums, pretrained
+from gleam import pretrained
+from gleam.labs.extrapolation import analysis as extrap_analysis
+from gleam.labs.extrapolation import brackets as extrap_brackets
+from gleam.labs.extrapolation import counting as extrap_counting
+from gleam.labs.extrapolation import sums as extrap_sums
 
 # the page's name of an experiment -> (its sweeps in gleam.pretrained, its run's module)
 EXPERIMENTS = {"1. length vs depth": (("length_depth",), extrap_brackets),

@@ -1,4 +1,4 @@
-"""The memory lab. The carry challenge (gleam.memory): sliders set the delay, the distractors'
+"""The memory lab. The carry challenge (gleam.labs.memory.carry): sliders set the delay, the distractors'
 noise, and the carry and admission of the gated paths and of the plain RNN; three presets; the
 table of accuracy, mean margin, median sensitivity and half-life per path, exactly the reference
 program's (5,000 trials, seed 46); and the state trajectories of four trials. A setting every
@@ -17,7 +17,7 @@ from app.widgets.figures import LinePlot
 from app.widgets.page import card, gv, html_pane, table, wrap_row
 from app.widgets.theme import PALETTE
 from content import fmt_fixed
-from gleam import memory
+from gleam.labs.memory import carry as memory
 
 TRIALS, SEED = 5000, 46
 SHOWN = 4                 # trajectories drawn: the first two trials of each cue

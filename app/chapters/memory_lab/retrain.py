@@ -1,4 +1,4 @@
-"""The memory lab's retrain: one configuration of the chapter's sweeps (gleam.sweep_memory's
+"""The memory lab's retrain: one configuration of the chapter's sweeps (gleam.labs.memory.run's
 CueDelayRun) trained in the page, through app.widgets.retrain: the task, cell, forget-gate bias,
 backward horizon and seed name the configuration; the acceptance test measures the model as it is
 when training stops, beside the build's run of the same configuration.
@@ -6,7 +6,8 @@ when training stops, beside the build's run of the same configuration.
 import math
 
 from app.widgets import retrain
-from gleam import pretrained, sweep_memory
+from gleam import pretrained
+from gleam.labs.memory import run as sweep_memory
 
 TASKS = {"long delay (20 to 40)": "cells", "fixed delay of 16": "horizons"}
 HORIZONS = {"full": None, "8": 8, "18": 18, "36": 36}

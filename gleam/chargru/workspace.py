@@ -1,0 +1,42 @@
+"""The arrays of one chunk of the char-level GRU's recurrence (gleam.chargru.kernels), allocated once
+and reused by every training step of a model."""
+import numpy as np
+
+
+class Workspace:
+    """The arrays a chunk's recurrence runs through, for K steps of H units, each allocated once,
+    with the rows the loops of `forward` and `backward` walk taken out once too. A model passes
+    its own to every step, so that a step slices nothing per time step: in Pyodide, taking the
+    ~20 row views of a step's loops cost about as much as a tenth of the step (K = 25, H = 32).
+    `forward` and `backward` make a fresh one when given none. What `forward` returns in its
+    cache are these arrays: they hold that chunk until the next `forward` with this workspace."""
+
+    def __init__(self, K, H):
+        self.K, self.H = K, H
+        # forward: W x_t + b, its ½-scaled gate part, the states h_0..h_K, [z_t, r_t], h̃_t,
+        # r_t ⊙ h_{t-1} and h̃_t − h_{t-1}
+        self.A, self.half_A_zr = np.empty((K, 3 * H)), np.empty((K, 2 * H))
+        self.hs, self.zr = np.empty((K + 1, H)), np.empty((K, 2 * H))
+        self.h_tilde, self.rh, self.dh = np.empty((K, H)), np.empty((K, H)), np.empty((K, H))
+        z, r = self.zr[:, :H], self.zr[:, H:]
+        self.forward_rows = list(zip(self.hs[:-1], self.hs[1:], self.zr, z, r, self.h_tilde, self.rh,
+                                     self.dh, self.half_A_zr, self.A[:, 2 * H:]))
+        # backward: [∂L/∂h_t, ∂L/∂(r_t ⊙ h_{t-1})] for t = 0..K, the per-step factors, and
+        # [∂L/∂a_z, ∂L/∂a_r], ∂L/∂a_h; walked from t = K down to 1
+        self.gd = np.empty((K + 1, 2 * H))
+        self.f_h, self.f_zr, self.f_carry = np.empty((K, H)), np.empty((K, 2 * H)), np.empty((K, 2 * H))
+        self.dh_h = np.empty((K, 2 * H))                                # [h̃_t − h_{t-1}, h_{t-1}]
+        self.da_zr, self.da_h = np.empty((K, 2 * H)), np.empty((K, H))
+        self.both, self.tmp = np.empty(2 * H), np.empty(H)
+        g_h, g_rh = self.gd[:, :H], self.gd[:, H:]
+        self.backward_rows = list(zip(self.gd[:0:-1], g_h[:0:-1], g_rh[:0:-1], g_h[-2::-1], self.f_h[::-1],
+                                      self.da_h[::-1], self.f_zr[::-1], self.da_zr[::-1], self.f_carry[::-1]))
+
+
+def fits(work, K, H, check):
+    """`work`, if it is a Workspace for K steps of H units (checked only if `check`); else ValueError."""
+    if check and (not isinstance(work, Workspace) or (work.K, work.H) != (K, H)):
+        raise ValueError(f"work must be a Workspace(K={K}, H={H}) for this chunk, got "
+                         + (f"Workspace(K={work.K}, H={work.H})" if isinstance(work, Workspace) else repr(type(work))))
+    return work
+

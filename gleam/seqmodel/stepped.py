@@ -1,0 +1,123 @@
+"""A training run of fixed length, taken a few updates at a time: the research labs' retrain.
+
+A run is one config of a sweep's run function: its data, its model and gleam.seqmodel.Trainer,
+a number of epochs, then its metrics. SteppedRun does the stepping once for every such run:
+
+    step(n)     the next n minibatch updates, never past the last epoch -> RunStats; the epochs are
+                Trainer.fit_epoch's, batch for batch (one permutation per epoch from the trainer's
+                rng), so a run stepped to the end in any pieces is the run function's run
+    finished    every update taken; epoch: epochs finished; steps: updates taken (refused ones
+                included, as fit_epoch takes them)
+    reset()     the same config again from its initial weights (a new model and trainer)
+    metrics()   the run function's metrics of the model as it is now, finished or not
+    train_accuracy()  over the kept updates of the epoch under way, else the last finished one's
+                (NaN before any)
+
+A subclass sets, in `__init__` before calling `super().__init__(config, data, epochs,
+batch_size)`, whatever `new_model()` needs, and defines
+    new_model() -> (SeqModel, Trainer)   seeded from the config alone
+    evaluate() -> dict of numbers        the metrics (metrics() adds "updates")
+and may define end_epoch() (called after each epoch's last update, e.g. to record a gradient).
+The stepping is what app.widgets.live_loop.LiveLoop trains (`step`, `reset`, `steps`, `finished`).
+"""
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from gleam import checks
+from gleam.optim import Adam
+from gleam.seqmodel.model import SeqModel, SeqModelConfig
+from gleam.seqmodel.trainer import Trainer
+from gleam.sweep.config import child_seed
+
+__all__ = ["RunStats", "SteppedRun", "adam_model"]
+
+
+def adam_model(c, d, n, n_out, weights_ss, order_ss, truncate=None, **model):
+    """(SeqModel, Trainer) as every research run makes them: config c's cell, d inputs, width n,
+    n_out outputs (and `model`'s other SeqModelConfig fields), its initial weights seeded from
+    weights_ss; trained by Adam(c["lr"]) with c's clip and batch size, shuffled from order_ss."""
+    m = SeqModel(SeqModelConfig(c["cell"], d=d, n=n, n_out=n_out, seed=child_seed(weights_ss), **model))
+    return m, Trainer(m, Adam(c["lr"]), clip=c["clip"], batch_size=c["batch_size"], seed=child_seed(order_ss),
+                      truncate=truncate)
+
+
+@dataclass
+class RunStats:
+    """What SteppedRun.step(n) reports (the shape app.widgets.live_loop reads)."""
+    loss: np.ndarray    # the batch loss of each update taken, in order
+    n: int              # updates taken (0: the run had finished)
+    seconds: float
+    diverged: bool      # an update was refused (gleam.seqmodel.Trainer), as fit_epoch counts it
+
+
+class SteppedRun:
+    """The stepping of a run (module docstring); subclasses give the model and the metrics."""
+
+    def __init__(self, config, data, epochs, batch_size):
+        self.config = config
+        self._data = data
+        self.steps_per_epoch = -(-len(data) // batch_size)
+        self.total_steps = epochs * self.steps_per_epoch
+        self.reset()
+
+    def new_model(self):
+        raise NotImplementedError
+
+    def evaluate(self):
+        raise NotImplementedError
+
+    def end_epoch(self):
+        """After each epoch's last update (nothing by default)."""
+
+    def reset(self):
+        self.model, self.trainer = self.new_model()
+        self.steps = 0
+        self.epoch = 0
+        self._batches = None
+        self._epoch = [0.0, 0]         # this epoch's kept updates: sum of metric·count, count
+        self._last_epoch = float("nan")
+        self.after_reset()
+
+    def after_reset(self):
+        """After a reset's new model (nothing by default): clear what end_epoch records."""
+
+    @property
+    def finished(self):
+        return self.steps >= self.total_steps
+
+    def step(self, n=1):
+        """The next n updates (fewer if the run ends first) -> RunStats."""
+        n = checks.integer("n", n, minimum=1, maximum=10 ** 6)
+        t0, losses, diverged = time.perf_counter(), [], False
+        while len(losses) < n and not self.finished:
+            if self._batches is None:
+                self._batches = self.trainer.batches(self._data)
+            s = self.trainer.step(next(self._batches))
+            self.steps += 1
+            losses.append(s.loss)
+            diverged |= s.diverged
+            if not s.diverged:
+                self._epoch[0] += s.metric * s.count
+                self._epoch[1] += s.count
+            if self.steps % self.steps_per_epoch == 0:
+                self._batches = None
+                total, count = self._epoch
+                self._last_epoch = total / count if count else float("nan")
+                self._epoch = [0.0, 0]
+                self.epoch += 1
+                self.end_epoch()
+        return RunStats(np.array(losses, dtype=float), len(losses), time.perf_counter() - t0, diverged)
+
+    def train_accuracy(self):
+        total, count = self._epoch
+        return total / count if count else self._last_epoch
+
+    def metrics(self):
+        return {"updates": self.steps, **self.evaluate()}
+
+    def run(self):
+        """Every update left, then the metrics (what the run function returns)."""
+        self.step(self.total_steps)
+        return self.metrics()
