@@ -3,7 +3,10 @@
 import statistics
 
 from content import fmt_fixed
-from gleam import extrap_analysis, extrap_brackets, extrap_counting, pretrained
+from gleam import pretrained
+from gleam.labs.extrapolation import analysis as extrap_analysis
+from gleam.labs.extrapolation import brackets as extrap_brackets
+from gleam.labs.extrapolation import counting as extrap_counting
 
 SPECS = pretrained.SPECS["extrapolation"]
 

@@ -3,7 +3,8 @@ records (gleam.pretrained) alone: the app tests and the browser tests compare th
 import statistics
 
 from content import fmt_fixed, fmt_sci
-from gleam import pretrained, sweep_memory
+from gleam import pretrained
+from gleam.labs.memory import run as sweep_memory
 
 SPECS = pretrained.SPECS["memory"]
 

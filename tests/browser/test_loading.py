@@ -148,7 +148,7 @@ json.dumps([bokeh.__version__, "importlib.metadata" in sys.modules, "numpy.fft" 
     assert state[3].endswith("/site-packages/numpy/__init__.pyc")
     # and there, with no BLAS, the batched trainer sums its weight gradients by einsum
     assert worker.evaluate("""() => self.pyodide.runPython(
-        "import sys, gleam.chargru_batch as gb; [sys.platform, gb.SUM_OUTER_BY_EINSUM]").toJs()""") == [
+        "import sys, gleam.chargru.batch as gb; [sys.platform, gb.SUM_OUTER_BY_EINSUM]").toJs()""") == [
         "emscripten", True]
     lab.guard.assert_clean()
 

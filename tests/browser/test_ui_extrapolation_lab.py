@@ -5,7 +5,8 @@ does not read are disabled."""
 import pytest
 
 from app.chapters.extrapolation_lab.retrain import rows
-from gleam import extrap_brackets, pretrained
+from gleam import pretrained
+from gleam.labs.extrapolation import brackets as extrap_brackets
 from helpers import wait_until
 from tests.extrap_trained import expected
 

@@ -1,5 +1,5 @@
 """The memory lab in the browser. The carry challenge: presets clicked and sliders moved by
-keyboard; every number of the table is gleam's (gleam.memory.carry_challenge at the sliders' exact
+keyboard; every number of the table is gleam's (gleam.labs.memory.carry.carry_challenge at the sliders' exact
 values, 5,000 trials, seed 46), and the verdict under it is the one its numbers call for. The
 trained models: every number of their tables is the build's records' (tests/memory_trained.py);
 a retrain finishes while the page still answers, and Pause keeps the model."""
@@ -9,7 +9,7 @@ import pytest
 
 from app.chapters.memory_lab.retrain import ROWS
 from content import fmt_fixed
-from gleam import memory
+from gleam.labs.memory import carry as memory
 from helpers import wait_until
 from tests.memory_trained import expected
 

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from gleam import pretrained, sweep_memory
+from gleam import pretrained
+from gleam.labs.memory import run as sweep_memory
 from gleam.sweep import config_key, expand_grid
 
 TINY = {"n_train": 40, "n_test": 20, "epochs": 1, "probe_n": 4, "probe_delays": [1, 2], "delay": [2, 3],
