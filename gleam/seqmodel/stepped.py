@@ -121,3 +121,17 @@ class SteppedRun:
         """Every update left, then the metrics (what the run function returns)."""
         self.step(self.total_steps)
         return self.metrics()
+
+    # ------------------------------------------------------------ what a page shows of it
+    def baseline_loss(self):
+        """The training loss of a guess that ignores the input: the loss curve's reference line."""
+        raise NotImplementedError
+
+    def table_rows(self):
+        """What is measured of this run, in the order a table shows it: (metric, label, format)
+        with format "f2", "f3", "horizon" (-1 is "none") or "sci"."""
+        raise NotImplementedError
+
+    def figure(self):
+        """What this run's figure draws, as plain data ({"kind": ..., ...}), or None: no figure."""
+        return None

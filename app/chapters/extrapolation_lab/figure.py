@@ -1,7 +1,7 @@
-"""The extrapolation lab's retrain figure, drawn when a retrained model is measured: a value
-head's mean prediction against the true value, with the identity and the head's ceiling
-(gleam.labs.extrapolation.sums.prediction_curve), or the test states' first two principal components coloured
-by bracket depth (gleam.labs.extrapolation.analysis.pca_by_depth). Other experiments have no figure.
+"""The extrapolation lab's retrain figure, drawn when a retrained model is measured, from what the
+run's figure() gives: a value head's mean prediction against the true value, with the identity
+and the head's ceiling ("values"), or the test states' first two principal components coloured by
+bracket depth ("states_by_depth"). A run with no figure draws nothing.
 """
 import panel as pn
 
@@ -9,8 +9,6 @@ from app.widgets.figures import LinePlot, ScatterPlot
 from app.widgets.page import gv, html_pane
 from app.widgets.theme import PALETTE
 from content import fmt_fixed
-from gleam.labs.extrapolation import analysis as extrap_analysis
-from gleam.labs.extrapolation import sums as extrap_sums
 
 DEPTH_COLOURS = (PALETTE.muted, PALETTE.positive, PALETTE.secondary, PALETTE.negative, PALETTE.good)
 
@@ -38,8 +36,8 @@ class RetrainFigure:
     def update(self, run):
         """Draw what `run` (the model as it is) calls for; None or another run: nothing."""
         self.values_pane.visible = self.states_pane.visible = False
-        if isinstance(run, extrap_sums.SumsRun) and run.config["head"] != "classify":
-            c = extrap_sums.prediction_curve(run)
+        c = None if run is None else run.figure()
+        if c is not None and c["kind"] == "values":
             top = max(c["values"] + [abs(p) for p in c["mean_prediction"]] + [max(c["bound"], 0)]) * 1.05 or 1.0
             self.values_plot.set_ranges(x=(0, max(c["values"]) or 1.0), y=(min(0.0, min(c["mean_prediction"])), top))
             self.values_plot.show(prediction=(c["values"], c["mean_prediction"]), target=(c["values"], c["values"]),
@@ -47,12 +45,11 @@ class RetrainFigure:
             self.values_pane.visible = True
             ceiling = "no linear ceiling" if c["bound"] < 0 else f"ceiling {fmt_fixed(c['bound'], 1)}"
             return self._say(f"{ceiling}; largest value trained on {c['max_train_value']}")
-        if isinstance(run, extrap_analysis.AnalysisRun):
-            p = extrap_analysis.pca_by_depth(run)
-            self.states_plot.show(p["x"], p["y"], p["depth"], label="depth")
+        if c is not None and c["kind"] == "states_by_depth":
+            self.states_plot.show(c["x"], c["y"], c["depth"], label="depth")
             self.states_pane.visible = True
-            return self._say(f"explained variance {fmt_fixed(p['explained'][0], 2)} and {fmt_fixed(p['explained'][1], 2)}; "
-                             f"{len(p['x'])} states, coloured by bracket depth")
+            return self._say(f"explained variance {fmt_fixed(c['explained'][0], 2)} and {fmt_fixed(c['explained'][1], 2)}; "
+                             f"{len(c['x'])} states, coloured by bracket depth")
         self._say("")
 
     def panel(self):

@@ -1,11 +1,8 @@
 """The extrapolation lab's retrain: one configuration of an experiment's sweep trained in the page
-(a gleam.seqmodel.stepped.SteppedRun of gleam.labs.extrapolation.brackets, extrap_counting, extrap_sums or
-extrap_analysis) through
-app.widgets.retrain; what is measured when it stops depends on the experiment (`rows`).
+(a gleam.seqmodel.stepped.SteppedRun of gleam.labs.extrapolation's brackets, counting, sums or
+analysis) through app.widgets.retrain; what is measured when it stops, and the loss of a guess,
+are the run's own (its table_rows() and baseline_loss()).
 """
-import math
-import statistics
-
 from app.widgets import retrain
 from gleam import pretrained
 from gleam.labs.extrapolation import analysis as extrap_analysis
@@ -69,45 +66,13 @@ def build_record(config):
 
 
 def rows(run):
-    """What is measured, for this run's experiment: (metric, label, format)."""
-    c = run.config
-    if isinstance(run, extrap_brackets.BracketsRun):
-        return ([("iid_accuracy", "in-distribution accuracy", "f3")]
-                + [(f"length_{L}", f"accuracy at length {L}", "f3") for L in c["test_lengths"]]
-                + [(f"depth_{D}", f"accuracy at depth {D}", "f3") for D in c["test_depths"]]
-                + [("length_reach", "length reach", "horizon"), ("depth_reach", "depth reach", "horizon")])
-    if isinstance(run, extrap_counting.CountingRun):
-        ns = sorted({c["max_train_n"], *range(4, c["max_test_n"] + 1, 4)})
-        return ([("iid_accuracy", "in-distribution accuracy", "f3"), ("largest_n", "largest n", "horizon")]
-                + [(f"acc_{n}", f"accuracy at n = {n}", "f3") for n in ns]
-                + [("probe_r2_train", "counter probe R², trained n", "f2"),
-                   ("probe_r2_beyond", "counter probe R², larger n", "f2"),
-                   ("best_unit_corr", "best single unit |r|", "f2")])
-    if isinstance(run, extrap_analysis.AnalysisRun):
-        top, span = max(c["alphas"]), max(c["spans"])
-        return [("test_accuracy", "test accuracy (mod 10)", "f3"),
-                ("probe_depth_accuracy", "depth probe accuracy", "f2"), ("probe_depth_selectivity", "its selectivity", "f2"),
-                ("probe_partial_accuracy", "partial-sum probe accuracy", "f2"),
-                ("probe_partial_selectivity", "its selectivity", "f2"),
-                (f"patch_{top:g}_probe_moved", f"patch α = {top:g}: probe reading moved", "f2"),
-                (f"patch_{top:g}_output_moved", f"patch α = {top:g}: prediction moved", "f2"),
-                ("clamp_accuracy", "accuracy with the depth unit clamped", "f3"),
-                (f"log10_sv_max_{span}", f"median log10 σ_max over {span} steps", "f2")]
-    if c["head"] == "classify":
-        return [("iid_accuracy", "in-distribution accuracy", "f3"), ("ood_accuracy", "held-out accuracy", "f3")]
-    return [("iid_mae", "error on seen values (MAE)", "f2"), ("ood_mae", "error on held-out values (MAE)", "f2"),
-            ("bound", "ceiling |b| + ‖w‖₁ (−1: none)", "f2"), ("max_abs_prediction", "largest |ŷ|", "f2"),
-            ("ood_above_bound", "held-out values above the ceiling", "f2")]
+    """What is measured, for this run's experiment: (metric, label, format), as the run gives them."""
+    return run.table_rows()
 
 
 def lines(run):
-    """The loss of a guess that ignores the input: ln(classes), or the targets' variance."""
-    if isinstance(run, extrap_sums.SumsRun) and run.config["head"] != "classify":
-        values = [e.facts["value"] for e in run.train_examples]
-        guess = statistics.pvariance(values)
-    else:
-        guess = math.log(10 if isinstance(run, (extrap_sums.SumsRun, extrap_analysis.AnalysisRun)) else 2)
-    return {"guess": ("a guess that ignores the input", guess)}
+    """The loss of a guess that ignores the input, as the run gives it."""
+    return {"guess": ("a guess that ignores the input", run.baseline_loss())}
 
 
 def new_retrain(config, on_measured=None):

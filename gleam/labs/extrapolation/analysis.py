@@ -133,6 +133,26 @@ class AnalysisRun(SteppedRun):
                 **parts.clamp_metrics(model, train, self.test_examples, VOCAB),
                 **parts.stability_metrics(model, self.test_examples, VOCAB, c["spans"], c["n_long"])}
 
+    def baseline_loss(self):
+        return math.log(10)                 # the answer's last digit
+
+    def table_rows(self):
+        c = self.config
+        top, span = max(c["alphas"]), max(c["spans"])
+        return [("test_accuracy", "test accuracy (mod 10)", "f3"),
+                ("probe_depth_accuracy", "depth probe accuracy", "f2"),
+                ("probe_depth_selectivity", "its selectivity", "f2"),
+                ("probe_partial_accuracy", "partial-sum probe accuracy", "f2"),
+                ("probe_partial_selectivity", "its selectivity", "f2"),
+                (f"patch_{top:g}_probe_moved", f"patch α = {top:g}: probe reading moved", "f2"),
+                (f"patch_{top:g}_output_moved", f"patch α = {top:g}: prediction moved", "f2"),
+                ("clamp_accuracy", "accuracy with the depth unit clamped", "f3"),
+                (f"log10_sv_max_{span}", f"median log10 σ_max over {span} steps", "f2")]
+
+    def figure(self):
+        """The test states on their first two principal components, by bracket depth (pca_by_depth)."""
+        return {"kind": "states_by_depth", **pca_by_depth(self)}
+
 
 def pca_by_depth(run, limit=600):
     """The first two principal components of the run's test states (the model as it is), at

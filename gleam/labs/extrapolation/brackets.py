@@ -255,6 +255,16 @@ class BracketsRun(SteppedRun):
             logs.append(max(float(top), -300.0))
         return float(np.median(logs))
 
+    def baseline_loss(self):
+        return math.log(2)                  # accept or reject
+
+    def table_rows(self):
+        c = self.config
+        return ([("iid_accuracy", "in-distribution accuracy", "f3")]
+                + [(f"length_{L}", f"accuracy at length {L}", "f3") for L in c["test_lengths"]]
+                + [(f"depth_{D}", f"accuracy at depth {D}", "f3") for D in c["test_depths"]]
+                + [("length_reach", "length reach", "horizon"), ("depth_reach", "depth reach", "horizon")])
+
 
 def normalized(config):
     """The config with every default filled in and checked: two configs name the same run exactly

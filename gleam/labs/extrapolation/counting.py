@@ -266,6 +266,18 @@ class CountingRun(SteppedRun):
                 "largest_n": largest_reached(list(acc), list(acc.values()), c["threshold"]),
                 **counter_metrics(self.model, c["kind"], c["max_train_n"], c["max_test_n"], c["probe_l2"])}
 
+    def baseline_loss(self):
+        return math.log(2)                  # accept or reject
+
+    def table_rows(self):
+        c = self.config
+        ns = sorted({c["max_train_n"], *range(4, c["max_test_n"] + 1, 4)})
+        return ([("iid_accuracy", "in-distribution accuracy", "f3"), ("largest_n", "largest n", "horizon")]
+                + [(f"acc_{n}", f"accuracy at n = {n}", "f3") for n in ns]
+                + [("probe_r2_train", "counter probe R², trained n", "f2"),
+                   ("probe_r2_beyond", "counter probe R², larger n", "f2"),
+                   ("best_unit_corr", "best single unit |r|", "f2")])
+
 
 def normalized(config):
     """The config with every default filled in and every value checked: two configs describe the

@@ -51,6 +51,7 @@ same run taken a few updates at a time (gleam.seqmodel.stepped): stepped to the 
      "fixed": {"split": "value"}}
 """
 import math
+import statistics
 
 import numpy as np
 
@@ -229,6 +230,27 @@ class SumsRun(SteppedRun):
                 "largest_value_reached": largest_value_reached(np.concatenate([v_iid, v_ood]),
                                                                np.concatenate([y_iid, y_ood])),
                 "bound": float(bound), "ood_above_bound": above, **counts}
+
+    def baseline_loss(self):
+        """ln 10 for the classify head (the answer mod 10); for a value head, the variance of the
+        training values (the squared error of always guessing their mean)."""
+        if self.config["head"] == "classify":
+            return math.log(10)
+        values = [e.facts["value"] for e in self.train_examples]
+        return statistics.pvariance(values)
+
+    def table_rows(self):
+        if self.config["head"] == "classify":
+            return [("iid_accuracy", "in-distribution accuracy", "f3"), ("ood_accuracy", "held-out accuracy", "f3")]
+        return [("iid_mae", "error on seen values (MAE)", "f2"), ("ood_mae", "error on held-out values (MAE)", "f2"),
+                ("bound", "ceiling |b| + ‖w‖₁ (−1: none)", "f2"), ("max_abs_prediction", "largest |ŷ|", "f2"),
+                ("ood_above_bound", "held-out values above the ceiling", "f2")]
+
+    def figure(self):
+        """A value head's mean prediction against the true value (prediction_curve); none for classify."""
+        if self.config["head"] == "classify":
+            return None
+        return {"kind": "values", **prediction_curve(self)}
 
 
 def prediction_curve(run):
