@@ -1,5 +1,5 @@
 """A research lab's retrain, written once: one configuration of the lab's sweeps trained in the
-page (a gleam.seqmodel.stepped.SteppedRun) with app.widgets.live_loop's Train / Pause / Step / Reset.
+page (a gleam.labs.stepped.SteppedRun) with app.widgets.live_loop's Train / Pause / Step / Reset.
 
 Progress (epoch, update, the loss's EMA) shows while it trains; when it stops — Pause, the end
 of its epochs, a divergence — the model as it is is measured (`run.metrics()`), and the results

@@ -7,16 +7,14 @@
     heads        linear read-out, then a classify or regress loss
     arith_heads  NAU, NMU and NALU read-outs (Madsen & Johansen 2020; Trask et al. 2018)
     trainer      Trainer: minibatches, clipping, an optimiser, evaluation
-    stepped      SteppedRun: a run of fixed length taken a few updates at a time (the retrains)
 """
 from gleam.seqmodel.batching import SeqData, one_hot, pad_batch, pad_targets
 from gleam.seqmodel.heads import HEADS, regression_bound
 from gleam.seqmodel.arith_heads import ARITH_HEADS
 from gleam.seqmodel.model import SeqModel, SeqModelConfig
 from gleam.seqmodel.trainer import BatchStats, EpochStats, Trainer, as_data
-from gleam.seqmodel.stepped import RunStats, SteppedRun, adam_model
 from gleam.cells.names import CELL_NAMES
 
 __all__ = ["SeqModel", "SeqModelConfig", "SeqData", "one_hot", "pad_batch", "pad_targets", "HEADS",
            "ARITH_HEADS", "regression_bound", "Trainer", "BatchStats", "EpochStats", "as_data",
-           "SteppedRun", "RunStats", "adam_model", "CELL_NAMES"]
+           "CELL_NAMES"]

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import strategies as st
 
 from gleam import pretrained
-from gleam.seqmodel import stepped as stepped_run
+from gleam.labs import stepped as stepped_run
 from gleam.labs.memory import run as sweep_memory
 from gleam.sweep import runs as sweep_runs
 from gleam.sweep import split_runs as sweep_tasks

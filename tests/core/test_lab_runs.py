@@ -1,4 +1,4 @@
-"""What a research run answers for its page (gleam.seqmodel.stepped.SteppedRun: baseline_loss,
+"""What a research run answers for its page (gleam.labs.stepped.SteppedRun: baseline_loss,
 table_rows, figure), so that the app lays it out without asking what class the run is."""
 import math
 

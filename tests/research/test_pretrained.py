@@ -50,8 +50,8 @@ def test_the_fingerprint_follows_the_specs_and_the_sources(tiny, monkeypatch):
     monkeypatch.setattr(pretrained, "SPECS", TINY_SPECS)
     sources = pretrained._sources()
     names = [n for n, _ in sources]
-    assert "sweep_memory.py" in names and not [n for n in names if n.startswith("examples/")]
-    edited = [(n, data + b"\n# an edit\n" if n == "train.py" else data) for n, data in sources]
+    assert "labs/memory/run.py" in names and not [n for n in names if n.startswith("examples/")]
+    edited = [(n, data + b"\n# an edit\n" if n == "seqmodel/trainer.py" else data) for n, data in sources]
     monkeypatch.setattr(pretrained, "_sources", lambda: edited)
     pretrained.fingerprint.cache_clear()
     c = pretrained.fingerprint()

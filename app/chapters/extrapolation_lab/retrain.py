@@ -1,5 +1,5 @@
 """The extrapolation lab's retrain: one configuration of an experiment's sweep trained in the page
-(a gleam.seqmodel.stepped.SteppedRun of gleam.labs.extrapolation's brackets, counting, sums or
+(a gleam.labs.stepped.SteppedRun of gleam.labs.extrapolation's brackets, counting, sums or
 analysis) through app.widgets.retrain; what is measured when it stops, and the loss of a guess,
 are the run's own (its table_rows() and baseline_loss()).
 """

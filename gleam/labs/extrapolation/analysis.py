@@ -9,7 +9,7 @@ a quarter of the test texts are also train texts). The measurements are
 gleam.labs.extrapolation.measures's, whose docstring states each exactly; in brief:
     n_params, updates          the model's parameter count; minibatch updates taken
     train_accuracy             over the kept updates of the epoch under way, else the last
-                               finished one's (gleam.seqmodel.stepped; -1 before any update)
+                               finished one's (gleam.labs.stepped; -1 before any update)
     test_accuracy              on the n_test fresh examples
   information (linear probes on h_t at every character: fitted on the first probe_examples
   train examples (all, if fewer), scored on the test examples; control tasks by bigram):
@@ -31,7 +31,7 @@ gleam.labs.extrapolation.measures's, whose docstring states each exactly; in bri
                                (-1 if no example is long enough), and how many spans
     growth_final               median log10 σ_max(∂h_{T−1}/∂h_0) (an exact 0 counts as −300)
 "becomes" means: is the target after the edit and was not before it.
-AnalysisRun(config) is the same run taken a few updates at a time (gleam.seqmodel.stepped): stepped
+AnalysisRun(config) is the same run taken a few updates at a time (gleam.labs.stepped): stepped
 to the end in any pieces it is analyse_sums's. Seeding: SeedSequence(seed) spawns the examples
 (train, then test), the probes' control labels, the initial weights, the shuffling order and
 the swap pairing, so a config fixes its metrics.
@@ -47,7 +47,7 @@ from gleam import checks, tasks
 from gleam.labs.extrapolation import measures as parts
 from gleam.cells.names import CELL_NAMES
 from gleam.instruments.states import pca
-from gleam.seqmodel.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS
 from gleam.tasks.sums import longest_sum
@@ -97,7 +97,7 @@ def _config(config):
 
 
 class AnalysisRun(SteppedRun):
-    """One configuration of analyse_sums, trained a few updates at a time (gleam.seqmodel.stepped:
+    """One configuration of analyse_sums, trained a few updates at a time (gleam.labs.stepped:
     stepped to the end in any pieces, it is analyse_sums's run). metrics() measures the model as
     it is now; reset() starts the configuration again from its initial weights."""
 

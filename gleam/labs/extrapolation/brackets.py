@@ -39,7 +39,7 @@ reach_threshold (default 0.9) is fixed a priori: well above a constant answer's 
 perfect so one slip in 200 does not cut a curve.
 Seeding: SeedSequence(seed) spawns the training examples, the weights, the shuffling order, the
 iid set, the length sets (one child each) and the depth sets (one child each).
-BracketsRun(config) is the same run a few updates at a time (gleam.seqmodel.stepped): stepped to
+BracketsRun(config) is the same run a few updates at a time (gleam.labs.stepped): stepped to
 the end in any pieces, it is train_brackets's.
 
     {"run": "gleam.labs.extrapolation.brackets:train_brackets",
@@ -54,7 +54,7 @@ import numpy as np
 from gleam import checks, tasks
 from gleam.instruments import stability
 from gleam.cells.names import CELL_NAMES
-from gleam.seqmodel.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS
 
@@ -190,7 +190,7 @@ def _config(config):
 
 
 class BracketsRun(SteppedRun):
-    """One configuration of train_brackets, trained a few updates at a time (gleam.seqmodel.stepped:
+    """One configuration of train_brackets, trained a few updates at a time (gleam.labs.stepped:
     stepped to the end in any pieces, it is train_brackets's run). The test sets are built once
     here: `test_sets` maps "iid", "length_<L>" and "depth_<D>" to their Examples. metrics()
     tests the model as it is now; reset() starts the configuration again from its initial weights."""

@@ -35,7 +35,7 @@ What accuracy can show: the task's "count" and "order" near misses are caught wi
 all); its "shift" near misses (one letter moved across a block boundary, the length kept) are
 not, for k >= 2 — about a sixth of a set — so an accuracy above that automaton's needs a counter.
 The probe is what looks for the counter itself.
-CountingRun(config) is the same run taken a few updates at a time (gleam.seqmodel.stepped):
+CountingRun(config) is the same run taken a few updates at a time (gleam.labs.stepped):
 stepped to the end it is train_counting's. Seeding: SeedSequence(seed) spawns the training
 examples, the test sets (the iid set and each block k's set its own child, so acc_k does not
 depend on max_test_n), the initial weights and the shuffling order; every test set is made in
@@ -53,7 +53,7 @@ from gleam.cells.names import CELL_NAMES
 from gleam.instruments.probes import r2_score, fit_probe
 from gleam.instruments.states import flatten_states
 from gleam.seqmodel import SeqModel
-from gleam.seqmodel.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS, MAX_EXAMPLES
 from gleam.tasks.anbn import KINDS
@@ -226,7 +226,7 @@ def counter_metrics(model, kind, max_train_n, max_test_n, l2=1e-3):
 
 
 class CountingRun(SteppedRun):
-    """One configuration of train_counting, trained a few updates at a time (gleam.seqmodel.stepped:
+    """One configuration of train_counting, trained a few updates at a time (gleam.labs.stepped:
     stepped to the end in any pieces, it is train_counting's run). The test sets are made once:
     iid_examples, and per_n_examples[k] for k = 1 … max_test_n (block k exactly)."""
 

@@ -44,7 +44,7 @@ on, in the iid test, in the split's test side) and max_train_value (the largest 
                      (-1 where bound is -1)
 Seeding: SeedSequence(seed) spawns the examples, the train/iid partition, the initial weights
 and the shuffling order, so a config fixes its metrics on every backend. SumsRun(config) is the
-same run taken a few updates at a time (gleam.seqmodel.stepped): stepped to the end it is train_sums's.
+same run taken a few updates at a time (gleam.labs.stepped): stepped to the end it is train_sums's.
 
     {"run": "gleam.labs.extrapolation.sums:train_sums",
      "grid": {"head": ["classify", "regress", "nau"], "seed": [0, 1, 2, 3, 4]},
@@ -59,7 +59,7 @@ from gleam import checks, tasks
 from gleam.tasks import splits
 from gleam.cells.names import CELL_NAMES
 from gleam.seqmodel.arith_heads import ARITH_HEADS
-from gleam.seqmodel.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS, MAX_EXAMPLES, MAX_LENGTH
 from gleam.tasks.sums import longest_sum
@@ -164,7 +164,7 @@ def largest_value_reached(values, predictions, tolerance=0.5):
 
 
 class SumsRun(SteppedRun):
-    """One configuration of train_sums, trained a few updates at a time (gleam.seqmodel.stepped:
+    """One configuration of train_sums, trained a few updates at a time (gleam.labs.stepped:
     stepped to the end in any pieces, it is train_sums's run). The examples of each part are
     `train_examples`, `iid_examples`, `ood_examples`; metrics() tests the model as it is now."""
 

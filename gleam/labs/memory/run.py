@@ -41,7 +41,7 @@ from gleam import checks, tasks
 from gleam.labs.memory import acceptance
 from gleam import costs as counting
 from gleam.cells.names import CELL_NAMES
-from gleam.seqmodel.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.delayed_cue import CUES, QUERIES, channels
 
@@ -91,7 +91,7 @@ def _config(config):
 
 
 class CueDelayRun(SteppedRun):
-    """One configuration of train_cue_delay, trained a few updates at a time (gleam.seqmodel.stepped:
+    """One configuration of train_cue_delay, trained a few updates at a time (gleam.labs.stepped:
     stepped to the end in any pieces, it is train_cue_delay's run). After each epoch the mean
     ‖∂L/∂x_0‖ over the test set is recorded (cue_grads). metrics() puts the model as it is now
     through the acceptance test; reset() starts the configuration again from its initial weights."""
