@@ -19,6 +19,21 @@ batch_size)`, whatever `new_model()` needs, and defines
     evaluate() -> dict of numbers        the metrics (metrics() adds "updates")
 and may define end_epoch() (called after each epoch's last update, e.g. to record a gradient).
 The stepping is what app.widgets.live_loop.LiveLoop trains (`step`, `reset`, `steps`, `finished`).
+
+Trained to a criterion (run(): the research labs' records). A run whose config has
+check_every > 0 is validated every check_every updates (and at the cap) on a validation set drawn
+from its training distribution, apart from every test set: validation_score() in [0, 1]. It
+stops at the first check with a score >= config["criterion"]; a run that reaches its cap (the
+last epoch) without one keeps the weights of its best check (the first, on a tie): early
+stopping. The criterion is fixed before any run and the held-in test decides whether the run
+learned: learned = 1 when heldin_score(metrics) — the same statistic on the held-in test set —
+is >= the criterion, else 0. run() adds to the metrics
+    learned, val_score (the kept check's), kept_updates (the updates of the kept weights),
+    heldin_score
+and returns, beside them, "curve" (every check as [updates, validation score]) and "weights"
+(the kept model's parameters as nested lists): gleam.sweep.run_one moves both out of the
+metrics into the record. check_every = 0 trains every update of every epoch and validates
+nothing (the in-page retrain, a demonstration at a short budget).
 """
 import time
 from dataclasses import dataclass
@@ -117,10 +132,43 @@ class SteppedRun:
     def metrics(self):
         return {"updates": self.steps, **self.evaluate()}
 
+    # ------------------------------------------------------------ trained to a criterion
+    def validation_score(self):
+        """The model's score in [0, 1] on the validation set (drawn from the training
+        distribution, apart from the test sets); the criterion is on this scale."""
+        raise NotImplementedError
+
+    def heldin_score(self, metrics):
+        """The statistic validation_score measures, on the held-in test set, from metrics()."""
+        raise NotImplementedError
+
     def run(self):
-        """Every update left, then the metrics (what the run function returns)."""
-        self.step(self.total_steps)
-        return self.metrics()
+        """Train to the criterion (module docstring), or every update left when check_every is
+        0, then the metrics (what the run function returns)."""
+        every = self.config.get("check_every", 0)
+        if not every:
+            self.step(self.total_steps)
+            return self.metrics()
+        criterion = self.config["criterion"]
+        curve, best = [], (-1.0, 0, None)
+        while True:
+            self.step(every)
+            score = float(self.validation_score())
+            curve.append([self.steps, score])
+            if score > best[0]:
+                best = (score, self.steps, {k: v.copy() for k, v in self.model.params.items()})
+            if score >= criterion or self.finished:
+                break
+        if score < criterion and best[1] != self.steps:     # at the cap: the best check's weights
+            for k, v in best[2].items():
+                np.copyto(self.model.params[k], v)
+        out = self.metrics()
+        heldin = float(self.heldin_score(out))
+        out.update(learned=int(heldin >= criterion), val_score=best[0] if score < criterion else score,
+                   kept_updates=best[1] if score < criterion else self.steps, heldin_score=heldin)
+        out["curve"] = curve
+        out["weights"] = {k: v.tolist() for k, v in self.model.params.items()}
+        return out
 
     # ------------------------------------------------------------ what a page shows of it
     def baseline_loss(self):

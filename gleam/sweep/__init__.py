@@ -15,8 +15,8 @@ parallel paths import joblib and dask (`pip install -e .[research]`), and only w
 from gleam.sweep.grid import DEFAULT_RUN, Spec, config_key, expand_grid, load_spec
 from gleam.sweep.results import read_results
 from gleam.sweep.runner import SweepInterrupted, SweepReport, run_one, run_sweep
-from gleam.sweep.summary import format_table, summarize
+from gleam.sweep.summary import bootstrap_difference, format_table, summarize
 
 __all__ = ["DEFAULT_RUN", "Spec", "config_key", "expand_grid", "load_spec", "read_results",
            "SweepInterrupted", "SweepReport", "run_one", "run_sweep", "format_table",
-           "summarize"]
+           "summarize", "bootstrap_difference"]

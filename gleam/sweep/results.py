@@ -3,6 +3,10 @@
     {"key", "config", "seed", "status": "ok", "metrics": {name: number}, "seconds"}
     {"key", "config", "seed", "status": "error", "error": {"type", "message"}, "seconds"}
 
+and, written by gleam.sweep.run_one, "versions" ({"numpy", "python"} where it ran); a run trained
+to a criterion (gleam.labs.stepped) adds "curve" ([[updates, validation score], ...], updates
+increasing) and "weights" ({parameter name: nested lists of finite numbers}).
+
 key = gleam.sweep.grid.config_key(config); seed = config["seed"] (None without one); metrics
 are finite numbers (ints stay ints). Lines are in completion order, so nothing here depends on
 their order but one rule: where a key has several "ok" records, the last one counts.
@@ -20,9 +24,11 @@ import sys
 
 import numpy as np
 
-__all__ = ["read_results", "trim_partial_line", "check_record", "check_metrics", "STATUSES"]
+__all__ = ["read_results", "trim_partial_line", "check_record", "check_metrics", "check_extras",
+           "STATUSES", "EXTRAS"]
 
 STATUSES = ("ok", "error")
+EXTRAS = ("curve", "weights")
 _FLOAT_MAX = sys.float_info.max
 
 
@@ -56,6 +62,30 @@ def check_metrics(name, metrics):
     return out
 
 
+def check_extras(name, extras):
+    """A record's "curve" and "weights" (module docstring), or ValueError."""
+    curve = extras.get("curve")
+    if curve is not None:
+        ok = isinstance(curve, list) and all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and not isinstance(p[0], bool)
+            and isinstance(p[1], numbers.Real) and math.isfinite(p[1]) for p in curve)
+        if not ok or any(a[0] >= b[0] for a, b in zip(curve, curve[1:])):
+            raise ValueError(f"{name}['curve'] must be a list of [updates, score] pairs, updates "
+                             f"increasing, got {curve!r:.80}")
+    weights = extras.get("weights")
+    if weights is not None:
+        if not isinstance(weights, dict):
+            raise ValueError(f"{name}['weights'] must be a dict of arrays as nested lists")
+        for k, v in weights.items():
+            try:
+                a = np.asarray(v, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}['weights'][{k!r:.40}] is not an array of numbers") from None
+            if not isinstance(k, str) or a.dtype == object or not np.all(np.isfinite(a)):
+                raise ValueError(f"{name}['weights'][{k!r:.40}] must be an array of finite numbers")
+    return extras
+
+
 def check_record(name, record):
     """record, or ValueError unless it has the shape above (status "ok" or "error")."""
     if not isinstance(record, dict):
@@ -75,6 +105,7 @@ def check_record(name, record):
         raise ValueError(f"{name} has status 'ok' but no 'metrics'")
     if "metrics" in record:
         check_metrics(f"{name}['metrics']", record["metrics"])
+    check_extras(name, record)
     return record
 
 

@@ -25,14 +25,17 @@ import copy
 import importlib
 import json
 import os
+import platform
 import re
 import sys
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from gleam import checks
 from gleam.sweep.grid import RUN_PATH, config_key, current_run, expand_grid, load_spec
-from gleam.sweep.results import check_metrics, read_results, trim_partial_line
+from gleam.sweep.results import EXTRAS, check_extras, check_metrics, read_results, trim_partial_line
 
 __all__ = ["run_sweep", "run_one", "resolve_run", "SweepReport", "SweepInterrupted", "MAX_JOBS"]
 
@@ -84,14 +87,19 @@ def resolve_run(run):
 
 
 def run_one(run, config):
-    """Run one config -> its record ("ok" with metrics, or "error" with what was raised)."""
+    """Run one config -> its record ("ok" with metrics, or "error" with what was raised). A run
+    trained to a criterion (gleam.labs.stepped) returns its "curve" and "weights" beside its
+    metrics: they go into the record as fields of their own (gleam.sweep.results)."""
     key = config_key(config)
-    record = {"key": key, "config": config, "seed": config.get("seed")}
+    record = {"key": key, "config": config, "seed": config.get("seed"),
+              "versions": {"numpy": np.__version__, "python": platform.python_version()}}
     t0 = time.perf_counter()
     try:
         # a copy: a run that edits its config cannot change the record's key
-        metrics = check_metrics("metrics", resolve_run(run)(copy.deepcopy(config)))
-        record.update(status="ok", metrics=metrics)
+        metrics = resolve_run(run)(copy.deepcopy(config))
+        extras = {k: metrics.pop(k) for k in EXTRAS if isinstance(metrics, dict) and k in metrics}
+        metrics = check_metrics("metrics", metrics)
+        record.update(status="ok", metrics=metrics, **check_extras("record", extras))
     except Exception as e:
         record.update(status="error", error={"type": type(e).__name__, "message": str(e)[:2000]})
     record["seconds"] = time.perf_counter() - t0

@@ -19,7 +19,7 @@ import numpy as np
 
 from gleam.sweep.results import check_record
 
-__all__ = ["summarize", "format_table", "ok_records", "STAT_COLUMNS"]
+__all__ = ["summarize", "format_table", "ok_records", "bootstrap_difference", "STAT_COLUMNS"]
 
 STAT_COLUMNS = ("mean", "std", "min", "max", "count")
 
@@ -131,3 +131,35 @@ def format_table(rows):
                        for t, w, num in zip(line, widths, numeric)).rstrip()
              for line in [header] + body]
     return "\n".join(lines[:1] + ["  ".join("-" * w for w in widths)] + lines[1:])
+
+
+def bootstrap_difference(a, b, paired=False, n_boot=10_000, level=0.95, seed=0):
+    """A percentile bootstrap interval for mean(a) − mean(b) -> (difference, low, high).
+
+    a, b: each setting's value per seed (at least 2 each). paired: a[i] and b[i] share seed i
+    (the same data and order: the seeds are resampled together, so the interval is of the mean
+    per-seed difference); else each setting's seeds are resampled on their own. n_boot resamples
+    from np.random.default_rng(seed); level in (0, 1). Every value the same gives a zero-width
+    interval."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.ndim != 1 or b.ndim != 1 or len(a) < 2 or len(b) < 2 or not (np.all(np.isfinite(a))
+                                                                     and np.all(np.isfinite(b))):
+        raise ValueError(f"a and b must be lists of at least 2 finite numbers, got shapes {a.shape} and {b.shape}")
+    if paired and len(a) != len(b):
+        raise ValueError(f"paired values need one of each per seed, got {len(a)} and {len(b)}")
+    if not (isinstance(n_boot, int) and 100 <= n_boot <= 10 ** 6):
+        raise ValueError(f"n_boot must be an int in [100, 1e6], got {n_boot!r:.40}")
+    if not (isinstance(level, float) and 0 < level < 1):
+        raise ValueError(f"level must be a float in (0, 1), got {level!r:.40}")
+    rng = np.random.default_rng(seed)
+    if paired:
+        d = a - b
+        stats = d[rng.integers(0, len(d), (n_boot, len(d)))].mean(axis=1)
+        diff = float(d.mean())
+    else:
+        stats = (a[rng.integers(0, len(a), (n_boot, len(a)))].mean(axis=1)
+                 - b[rng.integers(0, len(b), (n_boot, len(b)))].mean(axis=1))
+        diff = float(a.mean() - b.mean())
+    low, high = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    return diff, float(min(low, diff)), float(max(high, diff))

@@ -244,6 +244,10 @@ TABLE = [
     # (bad names only: a lab's name loads its results, which runs its sweeps if none are cached)
     E(pretrained.results, call(st.one_of(BAD_SCALARS, st.text(max_size=12).filter(lambda t: t not in pretrained.SPECS))),
       aliases=("lab",)),
+    E(pretrained.document, call(st.one_of(BAD_SCALARS, st.text(max_size=12).filter(lambda t: t not in pretrained.SPECS))),
+      aliases=("lab",)),
+    E(pretrained.weights, call(st.one_of(BAD_SCALARS, st.text(max_size=12)), st.one_of(BAD_SCALARS, st.text(max_size=12)),
+                               st.one_of(BAD_SCALARS, st.text(max_size=12))), aliases=("lab", "experiment", "key")),
 ]
 
 RECORDS = {
@@ -251,12 +255,12 @@ RECORDS = {
     stepped_run.RunStats: "what a SteppedRun's step reports (a dataclass of numbers it made)",
     stepped_run.SteppedRun: "a base class: fuzzed through CueDelayRun, which steps through it",
     stepped_run.adam_model: "takes a run's config after its checks: fuzzed through every run that calls it",
-    pretrained.compute: "writes the labs' sweeps to a file: tests/research/test_pretrained.py",
-    pretrained.cached: "reads or writes files: tests/research/test_pretrained.py",
-    pretrained.load: "reads files named by the environment: tests/research/test_pretrained.py",
-    pretrained.fingerprint: "takes no argument: tests/research/test_pretrained.py",
-    pretrained.cache_dir: "takes no argument: the checkout's build-cache",
+    pretrained.train: "runs sweeps and writes files: tests/research/test_pretrained.py",
+    pretrained.provenance: "takes no argument: tests/research/test_pretrained.py",
+    pretrained.data_folder: "takes no argument: the package's data folder",
     pretrained.main: "the command line (argparse refuses bad arguments)",
+    summary.bootstrap_difference: "tested with bad input in tests/core/test_sweep.py",
+    results.check_extras: "a record's curve and weights, checked by check_record (fuzzed) and run_one",
     runner.SweepInterrupted: "an exception type, raised on Ctrl-C (tests/core/test_sweep.py)",
     cli.main: "the command line: argparse refuses bad arguments with exit status 2; run "
               "through subprocesses in tests/research/test_sweep.py",

@@ -427,3 +427,24 @@ def test_a_run_path_of_the_flat_layout_still_runs_its_function(old, new):
     assert load_spec({"run": old, "grid": {"seed": [0]}}).run == new
     module = old.partition(":")[0]
     assert importlib.util.find_spec(module) is None, f"{module} exists again: drop its alias"
+
+
+def test_bootstrap_difference_brackets_the_mean_difference_and_pairs_seeds():
+    from gleam.sweep import bootstrap_difference
+    # paired: every seed's difference is 1, so the interval is exactly [1, 1]
+    assert bootstrap_difference([1.0, 2.0, 5.0], [0.0, 1.0, 4.0], paired=True) == (1.0, 1.0, 1.0)
+    # unpaired, the same values: the seeds' spread widens it, around the same difference
+    d, lo, hi = bootstrap_difference([1.0, 2.0, 5.0], [0.0, 1.0, 4.0])
+    assert abs(d - 1.0) < 1e-12 and lo < 0 < 1 < hi
+    # a clear difference keeps 0 out; the interval narrows with the level
+    a, b = [0.9, 0.95, 1.0, 0.97, 0.93], [0.5, 0.55, 0.45, 0.5, 0.52]
+    d, lo, hi = bootstrap_difference(a, b, level=0.95)
+    d2, lo2, hi2 = bootstrap_difference(a, b, level=0.5)
+    assert 0 < lo <= lo2 <= d <= hi2 <= hi and bootstrap_difference(a, b) == (d, lo, hi)
+    for bad in ([1.0], [1.0, float("nan")], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="at least 2 finite"):
+            bootstrap_difference(bad, [1.0, 2.0])
+    with pytest.raises(ValueError, match="one of each per seed"):
+        bootstrap_difference([1.0, 2.0, 3.0], [1.0, 2.0], paired=True)
+    with pytest.raises(ValueError, match="level"):
+        bootstrap_difference([1.0, 2.0], [1.0, 2.0], level=1)

@@ -57,7 +57,7 @@ __all__ = ["analyse_sums", "AnalysisRun", "normalized", "pca_by_depth", "DEFAULT
 DEFAULTS = {"cell": "gru_torch", "n": 24, "max_depth": 3, "max_operands": 3, "p_nest": 0.3,
             "n_train": 1500, "n_test": 200, "probe_examples": 200, "epochs": 10, "lr": 0.01,
             "batch_size": 32, "clip": 5.0, "alphas": [0.5, 1, 2, 4], "spans": [1, 4, 16],
-            "n_long": 4, "seed": 0}
+            "n_long": 4, "n_val": 0, "check_every": 0, "criterion": 0.98, "seed": 0}
 # n_test and probe_examples (the train examples the probes read: ~2,800 rows) are kept at 200 so
 # that the default run, about 2 s of training, stays near 3 s in all
 VOCAB = "()+0123456789"      # every character a nested sum can hold, in id order
@@ -78,7 +78,11 @@ def _config(config):
                epochs=size("epochs", hi=MAX_EPOCHS), batch_size=size("batch_size"),
                lr=checks.number("config['lr']", c["lr"], 0, 1, strict_min=True),
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
-               n_long=size("n_long", hi=64), seed=checks.integer("config['seed']", c["seed"], minimum=0))
+               n_long=size("n_long", hi=64), n_val=size("n_val", 0), check_every=size("check_every", 0),
+               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
+               seed=checks.integer("config['seed']", c["seed"], minimum=0))
+    if out["check_every"] and not out["n_val"]:
+        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
     longest = longest_sum(out["max_depth"], out["max_operands"])
     if longest > MAX_TEXT:
         raise ValueError(f"config['max_depth'] = {out['max_depth']} with config['max_operands'] = "
@@ -103,19 +107,29 @@ class AnalysisRun(SteppedRun):
 
     def __init__(self, config):
         c = _config(config)
-        seeds = np.random.SeedSequence(c["seed"]).spawn(5)
-        data_ss, probe_ss, self._weights_ss, self._order_ss, swap_ss = seeds
+        seeds = np.random.SeedSequence(c["seed"]).spawn(6)
+        data_ss, probe_ss, self._weights_ss, self._order_ss, swap_ss, val_ss = seeds
         train_seed, test_seed = (int(s) for s in data_ss.generate_state(2))
         self._probe_seed, self._swap_seed = child_seed(probe_ss), child_seed(swap_ss)
         options = {"max_depth": c["max_depth"], "max_operands": c["max_operands"], "p_nest": c["p_nest"]}
         self.train_examples = tasks.nested_sums(c["n_train"], train_seed, **options)
         self.test_examples = tasks.nested_sums(c["n_test"], test_seed, **options)
         self._test = tasks.encode(self.test_examples, VOCAB)
+        # early stopping's validation set: drawn as the training examples are
+        self._val = (tasks.encode(tasks.nested_sums(c["n_val"], child_seed(val_ss), **options), VOCAB)
+                     if c["n_val"] else None)
         super().__init__(c, tasks.encode(self.train_examples, VOCAB), c["epochs"], c["batch_size"])
 
     def new_model(self):
         c = self.config
         return adam_model(c, len(VOCAB), c["n"], 10, self._weights_ss, self._order_ss)
+
+    def validation_score(self):
+        """Accuracy (value mod 10) on the validation set (drawn as the training examples are)."""
+        return float(np.mean(self.model.predict(self._val.X, self._val.mask) == self._val.targets))
+
+    def heldin_score(self, metrics):
+        return metrics["test_accuracy"]
 
     def evaluate(self):
         """The metrics of analyse_sums (module docstring) for the model as it is now."""

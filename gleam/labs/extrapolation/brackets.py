@@ -66,7 +66,7 @@ DEFAULTS = {"kind": "dyck1", "cell": "gru_torch", "n": 16, "p_wellformed": 0.5,
             "max_train_length": 20, "max_train_depth": 4, "test_lengths": [20, 40, 60, 80],
             "test_depths": [2, 4, 6, 8], "length_lo": 16, "length_hi": 20, "n_train": 1000,
             "n_test": 200, "epochs": 10, "batch_size": 32, "lr": 0.01, "clip": 5.0,
-            "reach_threshold": 0.9, "seed": 0}
+            "reach_threshold": 0.9, "n_val": 0, "check_every": 0, "criterion": 0.98, "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_TRAIN, MAX_TEST, MAX_LENGTH = 512, 10 ** 4, 10 ** 5, 10 ** 4, 1000
 MAX_VALUES = 32         # entries of test_lengths, test_depths
 GROWTH_EXAMPLES = 8     # examples of a length set whose Jacobian product is measured
@@ -74,6 +74,7 @@ ATTEMPTS = 100          # a depth set's draws per example wanted, at most
 CHUNK = 1024            # examples drawn per call of the generator, at most
 MAX_DRAWN = 2 ** 21     # characters a depth set may draw per class (its longest length each), at most
 EVAL_BATCH = 256        # sequences per forward pass when testing
+MAX_HELD = 2 ** 21      # test characters held at once (every test set at its longest length), at most
 
 
 def reach(values, accuracies, threshold):
@@ -166,7 +167,11 @@ def _config(config):
                lr=checks.number("config['lr']", c["lr"], 0, 1, strict_min=True),
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                reach_threshold=checks.number("config['reach_threshold']", c["reach_threshold"], 0, 1),
+               n_val=size("n_val", 0, MAX_TEST), check_every=size("check_every", 0),
+               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
                seed=checks.integer("config['seed']", c["seed"], minimum=0))
+    if out["check_every"] and not out["n_val"]:
+        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
     lo, hi = out["length_lo"], out["length_hi"]
     longest_even = hi - hi % 2
     if longest_even < lo:
@@ -182,7 +187,7 @@ def _config(config):
                    limit=MAX_CHARS)
     # every test set at its longest length, all held at once
     held = out["max_train_length"] + sum(out["test_lengths"]) + hi * len(out["test_depths"])
-    checks.entries("config['n_test']", out["n_test"], (out["n_test"], held), limit=MAX_CHARS)
+    checks.entries("config['n_test']", out["n_test"], (out["n_test"], held), limit=MAX_HELD)
     batch = min(max(out["batch_size"], EVAL_BATCH), max(out["n_train"], out["n_test"]))
     checks.entries("config's lengths, batch_size and n", (longest, batch, out["n"]),
                    (longest, batch, 4 * out["n"]))
@@ -197,8 +202,8 @@ class BracketsRun(SteppedRun):
 
     def __init__(self, config):
         c = _config(config)
-        train_ss, self._weights_ss, self._order_ss, iid_ss, lengths_ss, depths_ss = (
-            np.random.SeedSequence(c["seed"]).spawn(6))
+        train_ss, self._weights_ss, self._order_ss, iid_ss, lengths_ss, depths_ss, val_ss = (
+            np.random.SeedSequence(c["seed"]).spawn(7))
         self.vocab = VOCABS[c["kind"]]
         kind, p, cap, n = c["kind"], c["p_wellformed"], c["max_train_depth"], c["n_test"]
         train_range, depth_range = (2, c["max_train_length"]), (c["length_lo"], c["length_hi"])
@@ -213,6 +218,9 @@ class BracketsRun(SteppedRun):
             except ValueError as e:
                 raise ValueError(f"config['test_depths'] holds {D}, too rare to draw: {e}") from None
         self._held = {name: tasks.encode(examples, self.vocab) for name, examples in self.test_sets.items()}
+        # early stopping's validation set: drawn as the training examples are
+        self._val = (tasks.encode(tasks.brackets(c["n_val"], child_seed(val_ss), kind, train_range, p, cap), self.vocab)
+                     if c["n_val"] else None)
         super().__init__(c, tasks.encode(self.train_examples, self.vocab), c["epochs"], c["batch_size"])
 
     def new_model(self):
@@ -222,7 +230,17 @@ class BracketsRun(SteppedRun):
     def accuracy(self, name):
         """The fraction of test set `name` (a key of test_sets) the model as it is now answers right."""
         checks.one_of("name", name, tuple(self._held))
-        data, right = self._held[name], 0
+        return self._accuracy(self._held[name])
+
+    def validation_score(self):
+        """Accuracy on the validation set (drawn by the training rule)."""
+        return self._accuracy(self._val)
+
+    def heldin_score(self, metrics):
+        return metrics["iid_accuracy"]
+
+    def _accuracy(self, data):
+        right = 0
         for i in range(0, len(data), EVAL_BATCH):
             b = data.subset(np.arange(i, min(i + EVAL_BATCH, len(data))))
             right += int(np.sum(self.model.predict(b.X, b.mask) == b.targets))

@@ -55,7 +55,7 @@ import statistics
 
 import numpy as np
 
-from gleam import checks, tasks
+from gleam import checks, costs, tasks
 from gleam.tasks import splits
 from gleam.cells.names import CELL_NAMES
 from gleam.seqmodel.arith_heads import ARITH_HEADS
@@ -74,7 +74,7 @@ THRESHOLDS = {"length": 30, "depth": 3, "composition": [[3, 2], [7, 1]], "value"
 DEFAULTS = {"head": "regress", "split": "value", "threshold": None, "max_depth": 4,
             "max_operands": 3, "p_nest": 0.3, "n_examples": 1000, "iid_fraction": 0.2,
             "cell": "gru_torch", "n": 32, "epochs": 10, "lr": 0.01, "batch_size": 32, "clip": 5.0,
-            "arith_reg": 0.0, "seed": 0}
+            "arith_reg": 0.0, "params": None, "n_val": 0, "check_every": 0, "criterion": 0.98, "seed": 0}
 VOCAB = "".join(sorted("()+0123456789"))    # every character nested sums write
 MAX_WIDTH, MAX_EPOCHS = 1024, 10 ** 4
 MAX_PREDICTION = 1e12                       # |ŷ| is clipped here before the regression metrics
@@ -111,12 +111,23 @@ def _config(config):
                iid_fraction=checks.number("config['iid_fraction']", c["iid_fraction"], 0, 1,
                                           strict_min=True, strict_max=True),
                cell=checks.one_of("config['cell']", c["cell"], CELL_NAMES),
-               n=size("n", hi=MAX_WIDTH), epochs=size("epochs", hi=MAX_EPOCHS),
+               n=checks.integer("config['n']", c["n"], minimum=1, maximum=MAX_WIDTH, none_ok=True),
+               params=checks.number("config['params']", c["params"], minimum=1, maximum=1e8, none_ok=True),
+               epochs=size("epochs", hi=MAX_EPOCHS),
                lr=checks.number("config['lr']", c["lr"], 0, 1, strict_min=True),
                batch_size=size("batch_size"),
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                arith_reg=checks.number("config['arith_reg']", c["arith_reg"], minimum=0, maximum=1e6),
+               n_val=size("n_val", 0), check_every=size("check_every", 0),
+               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
                seed=checks.integer("config['seed']", c["seed"], minimum=0))
+    if out["check_every"] and not out["n_val"]:
+        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
+    if (out["n"] is None) == (out["params"] is None):
+        raise ValueError("give one of config['n'] (the width) and config['params'] (a parameter budget "
+                         f"the cell's width is matched to), got n = {out['n']!r} and params = {out['params']!r}")
+    if out["n"] is None:
+        out["n"] = min(MAX_WIDTH, costs.matching_width(out["cell"], out["params"], len(VOCAB)))
     out["threshold"] = _threshold(out["split"], c["threshold"])
     if out["arith_reg"] != 0 and out["head"] not in ("nau", "nmu"):
         raise ValueError(f"config['arith_reg'] weighs the NAU/NMU penalty: it must be 0 for head "
@@ -175,12 +186,17 @@ class SumsRun(SteppedRun):
                                      max_operands=c["max_operands"], p_nest=c["p_nest"])
         split = _split(examples, c["split"], c["threshold"])
         order = np.random.default_rng(part_ss).permutation(len(split.train))
-        n_iid = int(round(c["iid_fraction"] * len(split.train)))
-        if n_iid < 1 or n_iid >= len(split.train):
-            raise ValueError(f"config['iid_fraction'] = {c['iid_fraction']} of {len(split.train)} "
-                             "train-side examples leaves no in-distribution test or nothing to train on")
+        n_iid, n_val = int(round(c["iid_fraction"] * len(split.train))), c["n_val"]
+        if n_iid < 1 or n_iid + n_val >= len(split.train):
+            raise ValueError(f"config['iid_fraction'] = {c['iid_fraction']} and config['n_val'] = {n_val} of "
+                             f"{len(split.train)} train-side examples leave no in-distribution test or "
+                             "nothing to train on")
         self.iid_examples = [split.train[i] for i in order[:n_iid]]
-        self.train_examples = [split.train[i] for i in order[n_iid:]]
+        # the validation set (early stopping) comes after the train examples in the permutation:
+        # n_val = 0 leaves the train examples of a run without one as they were
+        cut = len(split.train) - n_val
+        self.train_examples = [split.train[i] for i in order[n_iid:cut]]
+        self.val_examples = [split.train[i] for i in order[cut:]]
         self.ood_examples = split.test
         longest = max(len(e.text) for e in examples)
         checks.entries("config's batch_size and n", (c["batch_size"], c["n"]),
@@ -188,6 +204,7 @@ class SumsRun(SteppedRun):
         target = "target" if c["head"] == "classify" else "value"
         data, self._iid, self._ood = (tasks.encode(part, VOCAB, target=target) for part in
                                       (self.train_examples, self.iid_examples, self.ood_examples))
+        self._val = tasks.encode(self.val_examples, VOCAB, target=target) if self.val_examples else None
         super().__init__(c, data, c["epochs"], c["batch_size"])
 
     def new_model(self):
@@ -230,6 +247,18 @@ class SumsRun(SteppedRun):
                 "largest_value_reached": largest_value_reached(np.concatenate([v_iid, v_ood]),
                                                                np.concatenate([y_iid, y_ood])),
                 "bound": float(bound), "ood_above_bound": above, **counts}
+
+    def validation_score(self):
+        """Accuracy (classify) or the fraction predicted exactly, round(ŷ) == v (value heads), on
+        the validation set."""
+        y = self.predictions(self._val)
+        if self.config["head"] == "classify":
+            return float(np.mean(y == self._val.targets))
+        with np.errstate(invalid="ignore"):
+            return float(np.mean(np.rint(y) == self._val.targets))
+
+    def heldin_score(self, metrics):
+        return metrics["iid_accuracy" if self.config["head"] == "classify" else "iid_exact"]
 
     def baseline_loss(self):
         """ln 10 for the classify head (the answer mod 10); for a value head, the variance of the

@@ -51,7 +51,7 @@ DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_
             "p_supersede": 0.0, "n_train": 2000, "n_test": 400, "epochs": 10, "lr": 0.01,
             "batch_size": 32, "clip": 5.0, "forget_bias": 1.0, "truncate": None, "probe_delays": [1, 2, 4, 8, 16, 32],
             "probe_delay": 8, "probe_n": 100, "amplitude": None, "probe_amplitudes": [0.5, 1.0, 2.0, 4.0],
-            "seed": 0}
+            "n_val": 0, "check_every": 0, "criterion": 0.95, "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_EXAMPLES = 512, 10 ** 4, 10 ** 5
 DISTRACTORS = "cdef"        # cue_delay's default alphabet, which the acceptance test probes with
 WINDOW = 2                  # the current-window baseline reads the last WINDOW characters and the query
@@ -70,6 +70,8 @@ def _config(config):
                          f"got {c['probe_amplitudes']!r:.60}")
     if not isinstance(c["probe_delays"], (list, tuple)) or not c["probe_delays"]:
         raise ValueError(f"config['probe_delays'] must be a non-empty list of delays, got {c['probe_delays']!r:.60}")
+    if c["check_every"] and not c["n_val"]:
+        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
     return dict(c, cell=checks.one_of("config['cell']", c["cell"], CELL_NAMES),
                 params=checks.number("config['params']", c["params"], minimum=1),
                 n=size("n", hi=MAX_WIDTH, none_ok=True),
@@ -87,6 +89,8 @@ def _config(config):
                                         strict_min=True, none_ok=True),
                 probe_amplitudes=[checks.number("config['probe_amplitudes']", a, minimum=0, maximum=1e6,
                                                 strict_min=True) for a in c["probe_amplitudes"]],
+                n_val=size("n_val", 0), check_every=size("check_every", 0),
+                criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
 
 
@@ -98,7 +102,7 @@ class CueDelayRun(SteppedRun):
 
     def __init__(self, config):
         c = _config(config)
-        data_ss, self._weights_ss, self._order_ss, probe_ss = np.random.SeedSequence(c["seed"]).spawn(4)
+        data_ss, self._weights_ss, self._order_ss, probe_ss, val_ss = np.random.SeedSequence(c["seed"]).spawn(5)
         data_seed, self._probe_seed = child_seed(data_ss), child_seed(probe_ss)
         options = {"delay": c["delay"], "p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"],
                    "amplitude": c["amplitude"]}
@@ -112,6 +116,10 @@ class CueDelayRun(SteppedRun):
         data = tasks.encode(self.train_examples, None if features else self.vocab, features=features)
         self._held = tasks.encode(self.test_examples, None if features else self.vocab, features=features)
         self._needs_cue = np.array([e.text[-1] == QUERIES[0] for e in self.test_examples])
+        # early stopping's validation set: drawn as the training examples are
+        val = tasks.cue_delay(c["n_val"], child_seed(val_ss), **options) if c["n_val"] else []
+        self._val = tasks.encode(val, None if features else self.vocab, features=features) if val else None
+        self._val_needs_cue = np.array([e.text[-1] == QUERIES[0] for e in val])
         super().__init__(c, data, c["epochs"], c["batch_size"])
 
     def new_model(self):
@@ -129,6 +137,16 @@ class CueDelayRun(SteppedRun):
         """Mean ‖∂L/∂x_0‖ over the test set, by full backpropagation: what would reach the cue."""
         _, _, info = self.model.loss_and_grads(self._held.X, self._held.mask, self._held.targets)
         return float(np.mean(np.linalg.norm(info["dX"][0], axis=-1)))
+
+    def validation_score(self):
+        """The smaller of the accuracy on the validation set's '?' queries (the ones that need the
+        cue) and on all of them: a model that has solved '?' but not yet '!' has not learned."""
+        right = np.asarray(self.model.predict(self._val.X, self._val.mask)) == np.asarray(self._val.targets)
+        return min(float(right.mean()), float(right[self._val_needs_cue].mean()) if self._val_needs_cue.any() else 1.0)
+
+    def heldin_score(self, metrics):
+        cue = metrics["test_needs_cue_accuracy"]
+        return min(metrics["test_accuracy"], 1.0 if cue < 0 else cue)
 
     def evaluate(self):
         """The metrics of train_cue_delay (module docstring) for the model as it is now."""
