@@ -17,8 +17,8 @@ worker, main.js, and every asset):
 
 Stages: Pyodide core (npm) -> compiled wheels (checked against the official lock) ->
 pure wheels (PyPI, pinned by hash; markupsafe/pyyaml built pure from sdists; Panel and
-Bokeh slimmed) -> the research labs' pretrained results (gleam.pretrained, cached by the code's
-fingerprint) -> the project's wheel -> every pure wheel compiled to 3.12 bytecode
+Bokeh slimmed) -> the research labs' results checked (gleam/data, shipped with the code and made by
+python -m gleam.pretrained --train: the build never trains) -> the project's wheel -> every pure wheel compiled to 3.12 bytecode
 (Pyodide under node; buildtools/bytecode.py) -> the site's pyodide-lock.json -> each chapter's
 title, prose and math as static HTML (KaTeX under node) -> panel convert (once per chapter, in
 one process) and rewrites (buildtools/convert.py, boot.py: prose first, honest loading) ->
@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
 import sys
 import time
@@ -121,10 +120,11 @@ def build(app: Path, site: Path, cache: Path) -> None:
         for spec, sha in pins.SDIST_WHEELS.items():
             pure.append(build_sdist_wheel(spec, sha, cache))
 
-    with stage("4/12 the research labs' pretrained results (gleam.pretrained: sweeps run once per version of the code)"):
-        results = pretrained.cached(cache / "pretrained")
-        os.environ["GLEAM_PRETRAINED"] = str(results)   # what the prose and the pre-rendered pages read
-        print(f"[build]   {results.name}")
+    with stage("4/12 the research labs' results (gleam/data: shipped with the code, checked against its specs; never trained here)"):
+        for lab in pretrained.SPECS:
+            doc = pretrained.document(lab)      # refuses data made from other specs
+            print(f"[build]   {lab}: {sum(len(e['records']) for e in doc['experiments'].values())} records, "
+                  f"made from {doc['provenance'].get('commit')}")
 
     with stage(f"5/12 static prose: each chapter's title, prose and math as HTML (KaTeX {pins.KATEX_VERSION})"):
         katex = fetch_katex(cache)
@@ -138,9 +138,8 @@ def build(app: Path, site: Path, cache: Path) -> None:
         print(f"[build]   {len(articles)} articles, {sum(map(len, articles.values())) / 1e3:.0f} kB of HTML; "
               f"{len(css)} KaTeX files")
 
-    with stage(f"6/12 project wheel ({pins.PROJECT_NAME}: packages gleam, app, content + the typeset prose and the pretrained results)"):
-        project = build_project_wheel(REPO, cache / "project", {f"content/{TYPESET_FILE}": typeset,
-                                                                 f"gleam/{pretrained.RESOURCE}": results.read_text(encoding="utf-8")})
+    with stage(f"6/12 project wheel ({pins.PROJECT_NAME}: packages gleam (with the labs' results, not their weights), app, content + the typeset prose)"):
+        project = build_project_wheel(REPO, cache / "project", {f"content/{TYPESET_FILE}": typeset})
         pure.append(project)
 
     with stage("7/12 bytecode: every wheel's modules and the standard library compiled by Pyodide's Python 3.12 under node"):

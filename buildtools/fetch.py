@@ -232,7 +232,8 @@ def build_project_wheel(repo: Path, dest: Path, extra: dict[str, str] | None = N
         for item in PROJECT_SOURCES:
             p = repo / item
             if p.is_dir():
-                shutil.copytree(p, src / item, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                # *.npz: the research labs' trained weights, which the site never reads
+                shutil.copytree(p, src / item, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.npz"))
             elif p.exists():
                 shutil.copy2(p, src / item)
         for rel, text in (extra or {}).items():

@@ -1,224 +1,313 @@
-"""The research labs' pretrained results: sweeps run once per version of the code, never typed.
+"""The research labs' results: trained once, at the budget the science needs, and shipped as data.
 
-A lab's figures come from sweeps (gleam.sweep) named here, in SPECS. `results(lab)` returns
-their records, {experiment: [record, ...]} (each as gleam.sweep writes it: config, metrics,
-key, status), from the first of:
-    $GLEAM_PRETRAINED         a file this module wrote (the build names it while it pre-renders)
-    gleam/pretrained.json     shipped inside the static site's wheel (the browser has no sources
-                              to run the sweeps from and no time to: it trusts its own build)
-    build-cache/pretrained/   in a checkout, the file for this fingerprint
-and otherwise runs the sweeps (about a minute on this machine: one process per core if joblib
-is installed, else in this process) and writes that file. A file is used only if its
-fingerprint is the current one: the SHA-256 of SPECS, the NumPy version and the source of every
-gleam module but gleam.examples (which reads the results and never runs them), so any change to
-the code or the specs runs the sweeps again.
+A lab's figures come from sweeps (gleam.sweep) named here, in SPECS. Their records live in the
+data folder committed with the code, gleam/data/:
+    <lab>.json          {"format", "lab", "provenance", "experiments": {name: {"spec", "records"}},
+                         "samples": {name: record}}; a record is gleam.sweep's (key, config, seed,
+                         metrics, seconds, versions; "curve": the validation score at each check)
+    <lab>.weights.npz   the trained weights of the experiments in WEIGHTS: "<experiment>/<key>/<param>"
+provenance: the gleam version, the git commit the records were made from (and whether its tree had
+changes), NumPy's and Python's versions and when. `results(lab)` returns {experiment: [record,
+...]} from that folder (or from the file $GLEAM_PRETRAINED names, for a lab's own copy) and
+refuses a document whose specs are not SPECS: change a spec, and the data must be made again.
 
-    python -m gleam.pretrained [--out FILE]    run (or find) every lab's sweeps, print the path
+Nothing here trains unless asked. One command makes the data folder again, resumably: every run's
+record is appended to build-cache/research/<lab>.<experiment>.jsonl as it finishes (gleam.sweep),
+so a killed regeneration goes on where it stopped:
+
+    python -m gleam.pretrained --train [--jobs N | --dask ADDRESS] [--only LAB.EXPERIMENT ...]
+
+SAMPLES names one small run per experiment, made with the rest and stored beside them: a test
+runs each again and compares the metrics with the shipped ones, so a change to gleam that moves a
+shipped result without making the data again fails (tests/research/test_pretrained.py). The
+costs of a regeneration are in docs/research-budgets.md.
 """
+import datetime
 import functools
-import hashlib
 import importlib.resources
+import io
 import json
 import os
+import platform
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SPECS", "results", "fingerprint", "compute", "cached", "RESOURCE"]
+__all__ = ["SPECS", "SAMPLES", "WEIGHTS", "results", "document", "weights", "train", "DATA", "FORMAT"]
 
-RESOURCE = "pretrained.json"
-FORMAT = 1
+DATA = "data"               # the folder in the gleam package
+FORMAT = 2
+SEEDS = list(range(10))
 
-# The memory lab's default long-delay task: the cue, 20 to 40 distractors, then the query, read as
-# features of amplitude 1 (one-hot channels; the acceptance test then varies the distractors'
-# amplitude); 600 parameters per model (width matched per cell); 10 epochs of 2,000 examples; the
-# acceptance test probes retention at 1 to 64 steps and everything else at a delay of 30.
-MEMORY_TASK = {"delay": [20, 40], "params": 600, "epochs": 10, "forget_bias": 1.0, "amplitude": 1.0,
+MEMORY = "gleam.labs.memory.run:train_cue_delay"
+BRACKETS = "gleam.labs.extrapolation.brackets:train_brackets"
+COUNTING = "gleam.labs.extrapolation.counting:train_counting"
+SUMS = "gleam.labs.extrapolation.sums:train_sums"
+ARITH = "gleam.labs.extrapolation.arith:train_arith"
+ANALYSIS = "gleam.labs.extrapolation.analysis:analyse_sums"
+
+# The memory lab's long-delay task: the cue, 20 to 40 distractors, then the query, read as features
+# of amplitude 1 (the acceptance test then varies the distractors' amplitude); 10,000 training
+# examples; trained to a criterion of 0.95 on the validation set's '?' queries and on all its
+# queries (checked every 100 updates; at most 10 epochs, 3,130 updates); the acceptance test
+# probes retention at 1 to 64 steps and everything else at a delay of 30.
+MEMORY_TASK = {"delay": [20, 40], "forget_bias": 1.0, "amplitude": 1.0, "n_train": 10000, "epochs": 10,
+               "batch_size": 32, "clip": 5.0, "n_val": 500, "check_every": 100, "criterion": 0.95,
                "probe_delays": [1, 2, 4, 8, 16, 32, 64], "probe_delay": 30}
-SEEDS = [0, 1, 2, 3, 4]
 
 
-def _but(config, name):
-    return {k: v for k, v in config.items() if k != name}
+def _but(config, *names):
+    return {k: v for k, v in config.items() if k not in names}
 
 
-RUN = "gleam.labs.memory.run:train_cue_delay"
-SPECS = {"memory": {
-    "cells": {"run": RUN, "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
-              "fixed": MEMORY_TASK},
-    "forget_bias": {"run": RUN, "grid": {"forget_bias": [0.0, 1.0, 3.0], "seed": SEEDS},
-                    "fixed": {**_but(MEMORY_TASK, "forget_bias"), "cell": "lstm"}},
-    # a fixed delay of 16: the cue is 17 steps before the query, a sequence is 18 long; horizons
-    # of 8 (the cue out of reach), 18 (just within) and 36 (the whole sequence: full BPTT)
-    "horizons": {"run": RUN, "grid": {"cell": ["gru_torch", "lstm"], "truncate": [8, 18, 36],
-                                      "seed": SEEDS},
-                 "fixed": {**MEMORY_TASK, "delay": 16, "probe_delay": 16}},
-},
-    # The extrapolation lab: each run function's defaults (its module docstring), over the cells
-    # and settings named, five seeds each.
+SPECS = {
+    "memory": {
+        # two parameter budgets, two learning rates (the page picks none: it shows both)
+        "cells": {"run": MEMORY, "grid": {"cell": ["elman", "gru_torch", "lstm"], "params": [600, 4000],
+                                          "lr": [0.003, 0.01], "seed": SEEDS}, "fixed": MEMORY_TASK},
+        "forget_bias": {"run": MEMORY, "grid": {"forget_bias": [0.0, 1.0, 3.0], "seed": SEEDS},
+                        "fixed": {**_but(MEMORY_TASK, "forget_bias"), "cell": "lstm", "params": 600, "lr": 0.003}},
+        # a fixed delay of 16: the cue is 17 steps before the query, a sequence is 18 long; horizons
+        # of 8 (the cue out of reach), 18 (just within) and 36 (the whole sequence: full BPTT)
+        "horizons": {"run": MEMORY, "grid": {"cell": ["gru_torch", "lstm"], "truncate": [8, 18, 36], "seed": SEEDS},
+                     "fixed": {**MEMORY_TASK, "delay": 16, "probe_delay": 16, "params": 4000, "lr": 0.01}},
+    },
     "extrapolation": {
-    "length_depth": {"run": "gleam.labs.extrapolation.brackets:train_brackets",
-                     "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS}, "fixed": {"kind": "dyck1"}},
-    "counting": {"run": "gleam.labs.extrapolation.counting:train_counting",
-                 "grid": {"kind": ["anbn", "anbncn"], "cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
-                 "fixed": {"max_train_n": 8}},
-    "sums_splits": {"run": "gleam.labs.extrapolation.sums:train_sums",
-                    "grid": {"split": ["length", "depth", "composition", "value"], "seed": SEEDS},
-                    "fixed": {"head": "classify"}},
-    "sums_heads": {"run": "gleam.labs.extrapolation.sums:train_sums",
-                   "grid": {"head": ["regress", "nau", "nmu", "nalu"], "seed": SEEDS}, "fixed": {"split": "value"}},
-    "analysis": {"run": "gleam.labs.extrapolation.analysis:analyse_sums", "grid": {"seed": SEEDS}, "fixed": {"cell": "gru_torch"}},
-}}
+        "length_depth": {"run": BRACKETS, "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
+                         "fixed": {"kind": "dyck1", "n": 16, "n_train": 1000, "lr": 0.01, "batch_size": 32,
+                                   "epochs": 30, "n_val": 500, "check_every": 32, "criterion": 0.98}},
+        "counting": {"run": COUNTING,
+                     "grid": {"kind": ["anbn", "anbncn"], "cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
+                     "fixed": {"mode": "accept", "max_train_n": 8, "n": 8, "n_train": 2000, "lr": 0.01,
+                               "batch_size": 32, "epochs": 30, "n_val": 500, "check_every": 63, "criterion": 0.98}},
+        "predict": {"run": COUNTING, "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
+                    "fixed": {"mode": "predict", "kind": "anbn", "max_train_n": 8, "n": 8, "n_train": 2000,
+                              "lr": 0.01, "batch_size": 32, "epochs": 30, "n_val": 500, "check_every": 63,
+                              "criterion": 0.98}},
+        # value mod 10 on the value split (values above 40 held out); cells matched at ~20,000
+        # parameters (LSTM width 64, GRU 75); 50,000 sums drawn, about 20,700 trained on
+        "sums": {"run": SUMS, "grid": {"cell": ["lstm", "gru_torch"], "seed": [0, 1, 2, 3, 4]},
+                 "fixed": {"head": "classify", "split": "value", "n": None, "params": 20000, "n_examples": 50000,
+                           "n_val": 1000, "batch_size": 64, "clip": 1.0, "lr": 0.003, "epochs": 45,
+                           "check_every": 500, "criterion": 0.98}},
+        "analysis": {"run": ANALYSIS, "grid": {"seed": SEEDS},
+                     "fixed": {"cell": "gru_torch", "n": 24, "n_train": 1500, "epochs": 10, "lr": 0.01,
+                               "n_val": 300, "check_every": 47, "criterion": 0.98}},
+    },
+}
+
+# one small run per experiment: rerun by a test and compared with the shipped record
+SAMPLES = {
+    "memory": {name: {**spec["fixed"], **{k: v[0] for k, v in spec["grid"].items()},
+                      "n_train": 400, "epochs": 2, "n_val": 100, "check_every": 13, "probe_n": 20}
+               for name, spec in SPECS["memory"].items()},
+    "extrapolation": {
+        "length_depth": {**SPECS["extrapolation"]["length_depth"]["fixed"], "cell": "gru_torch", "seed": 0,
+                         "n_train": 200, "epochs": 2, "n_val": 50, "n_test": 40, "check_every": 5},
+        "counting": {**SPECS["extrapolation"]["counting"]["fixed"], "kind": "anbn", "cell": "lstm", "seed": 0,
+                     "n_train": 300, "epochs": 2, "n_val": 50, "n_test": 20, "check_every": 5},
+        "predict": {**SPECS["extrapolation"]["predict"]["fixed"], "cell": "lstm", "seed": 0,
+                    "n_train": 300, "epochs": 2, "n_val": 50, "check_every": 5},
+        "sums": {**SPECS["extrapolation"]["sums"]["fixed"], "cell": "lstm", "seed": 0, "n_examples": 2000,
+                 "n_val": 100, "epochs": 1, "check_every": 7},
+        "analysis": {**SPECS["extrapolation"]["analysis"]["fixed"], "seed": 0, "n_train": 300, "epochs": 2,
+                     "n_val": 50, "check_every": 5},
+    },
+}
+
+# the experiments whose trained models ship (their weights, for the pages' and the tests' probes)
+WEIGHTS = {"memory": ("cells",), "extrapolation": ("counting", "sums")}
 
 
-def _sources():
-    root = Path(__file__).resolve().parent
-    files = sorted(p for p in root.rglob("*.py")
-                   if "__pycache__" not in p.parts and p.relative_to(root).parts[0] != "examples")
-    if not files:
-        return None
-    return [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
+def data_folder():
+    return importlib.resources.files("gleam").joinpath(DATA)
 
 
-@functools.lru_cache(maxsize=1)
-def fingerprint():
-    """The hex SHA-256 of SPECS, the NumPy version and gleam's sources (None without sources)."""
-    sources = _sources()
-    if sources is None:
-        return None
-    h = hashlib.sha256(json.dumps({"format": FORMAT, "specs": SPECS, "numpy": np.__version__},
-                                  sort_keys=True).encode())
-    for name, data in sources:
-        h.update(f"\0{name}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()
-
-
-def cache_dir():
-    """build-cache/pretrained in a checkout (beside pyproject.toml), else None."""
-    repo = Path(__file__).resolve().parent.parent
-    return repo / "build-cache" / "pretrained" if (repo / "pyproject.toml").is_file() else None
-
-
-def _check(doc, where):
-    if not (isinstance(doc, dict) and doc.get("format") == FORMAT and isinstance(doc.get("labs"), dict)):
-        raise ValueError(f"{where} is not a pretrained-results file of format {FORMAT}")
-    for lab, experiments in SPECS.items():
-        got = doc["labs"].get(lab)
-        if not isinstance(got, dict) or set(got) != set(experiments):
-            raise ValueError(f"{where} has no complete results for the {lab} lab")
+def _check(doc, lab, where):
+    if not (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("lab") == lab
+            and isinstance(doc.get("experiments"), dict)):
+        raise ValueError(f"{where} is not the {lab} lab's results in format {FORMAT}")
+    for name, spec in SPECS[lab].items():
+        got = doc["experiments"].get(name)
+        if not isinstance(got, dict) or got.get("spec") != json.loads(json.dumps(spec)):
+            raise ValueError(f"{where}: the {lab} lab's {name!r} results were made from another spec than "
+                             "gleam.pretrained.SPECS; make them again: python -m gleam.pretrained --train")
     return doc
 
 
-def _read(path):
-    with open(path, encoding="utf-8") as f:
-        return _check(json.load(f), path)
+def document(lab):
+    """The whole results document of `lab` (module docstring), checked against SPECS."""
+    if not isinstance(lab, str) or lab not in SPECS:
+        raise ValueError(f"lab must be one of {sorted(SPECS)}, got {lab!r:.40}")
+    return _document(lab)
 
 
-def _current(doc):
-    fp = fingerprint()
-    return fp is None or doc.get("fingerprint") == fp
-
-
-def load():
-    """The whole results document, found or computed as the module docstring says."""
+@functools.lru_cache(maxsize=None)
+def _document(lab):
     named = os.environ.get("GLEAM_PRETRAINED")
     if named:
-        doc = _read(named)
-        if not _current(doc):
-            raise ValueError(f"GLEAM_PRETRAINED={named} was made from other code or specs; "
-                             "run python -m gleam.pretrained again")
-        return doc
-    try:
-        text = importlib.resources.files("gleam").joinpath(RESOURCE).read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
-        text = None
-    if text is not None:
-        return _check(json.loads(text), f"gleam/{RESOURCE}")
-    folder = cache_dir()
-    if folder is None:
-        raise ValueError("no pretrained results: not shipped with this installation and no checkout "
-                         "to compute them in (set GLEAM_PRETRAINED to a file of python -m gleam.pretrained)")
-    return _read(cached(folder))
-
-
-@functools.lru_cache(maxsize=1)
-def _loaded():
-    return load()
+        path = Path(named) / f"{lab}.json"
+        where, text = str(path), path.read_text(encoding="utf-8")
+    else:
+        where = f"gleam/{DATA}/{lab}.json"
+        try:
+            text = data_folder().joinpath(f"{lab}.json").read_text(encoding="utf-8")
+        except (FileNotFoundError, OSError):
+            raise ValueError(f"{where} is missing: this installation has no research results "
+                             "(python -m gleam.pretrained --train makes them)") from None
+    return _check(json.loads(text), lab, where)
 
 
 def results(lab):
-    """{experiment: [its "ok" records]} of `lab` ("memory")."""
-    if not isinstance(lab, str) or lab not in SPECS:
-        raise ValueError(f"lab must be one of {sorted(SPECS)}, got {lab!r:.40}")
-    return _loaded()["labs"][lab]
+    """{experiment: [its records]} of `lab` ("memory" or "extrapolation")."""
+    return {name: e["records"] for name, e in document(lab)["experiments"].items()}
 
 
-def _jobs():
+def weights(lab, experiment, key):
+    """The trained parameters {name: array} of the record `key` of an experiment in WEIGHTS[lab]."""
+    if not (isinstance(lab, str) and isinstance(experiment, str) and isinstance(key, str)):
+        raise ValueError(f"lab, experiment and key must be strings, got {lab!r:.40}, {experiment!r:.40}, {key!r:.40}")
+    if lab not in WEIGHTS or experiment not in WEIGHTS[lab]:
+        raise ValueError(f"lab and experiment must name an experiment whose weights ship, got "
+                         f"{lab!r:.40} and {experiment!r:.40} (these do: {WEIGHTS})")
     try:
-        import joblib  # noqa: F401
-    except ImportError:
-        return 1
-    return os.cpu_count() or 1
+        with data_folder().joinpath(f"{lab}.weights.npz").open("rb") as f:
+            data = f.read()
+    except (FileNotFoundError, OSError):
+        raise ValueError(f"gleam/{DATA}/{lab}.weights.npz is missing: this installation has no trained "
+                         "weights (python -m gleam.pretrained --train makes them)") from None
+    with np.load(io.BytesIO(data)) as z:
+        prefix = f"{experiment}/{key}/"
+        out = {k[len(prefix):]: z[k] for k in z.files if k.startswith(prefix)}
+    if not out:
+        raise ValueError(f"key = {key!r:.40} names no record of {lab}.{experiment} with weights")
+    return out
 
 
-def compute(path, progress=False):
-    """Run every lab's sweeps (resuming from a partial run beside `path`) and write the results
-    document to `path` (atomically) -> the document."""
-    from gleam.sweep import config_key, expand_grid, read_results, run_sweep
+# ------------------------------------------------------------------ making the data again
+def _repo():
+    return Path(__file__).resolve().parent.parent
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    print(f"[gleam.pretrained] running the research labs' sweeps once for this code -> {path}",
-          file=sys.stderr, flush=True)
-    labs = {}
-    for lab, experiments in SPECS.items():
-        runs = path.with_name(f"{path.stem}.{lab}.jsonl")   # shared: a config run for one is reused
-        labs[lab] = {}
-        for name, spec in experiments.items():
-            report = run_sweep(spec, runs, jobs=_jobs(), progress=progress)
-            if report.errors:
-                raise RuntimeError(f"{report.errors} runs of the {lab} lab's {name!r} sweep failed; see {runs}")
-        records = {r["key"]: r for r in read_results(runs) if r["status"] == "ok"}
-        for name, spec in experiments.items():
-            labs[lab][name] = [records[config_key(c)] for c in expand_grid(spec["grid"], spec["fixed"])]
-    doc = {"format": FORMAT, "fingerprint": fingerprint(), "specs": SPECS, "labs": labs}
+
+def provenance():
+    """Where and from what the records are made."""
+    import importlib.metadata
+    try:
+        version = importlib.metadata.version("gleam")
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    out = {"gleam": version, "numpy": np.__version__, "python": platform.python_version(),
+           "made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    try:
+        git = ["git", "-C", str(_repo())]
+        out["commit"] = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
+                                       check=True).stdout.strip()
+        changed = subprocess.run(git + ["status", "--porcelain", "--", "gleam"], capture_output=True, text=True,
+                                 check=True).stdout.strip()
+        out["gleam_changed"] = bool(changed)        # the commit's gleam/ had uncommitted changes
+    except (OSError, subprocess.CalledProcessError):
+        out["commit"] = None
+    return out
+
+
+def _write(path, data, binary=False):
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(doc, f, sort_keys=True, allow_nan=False)
+    with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+        f.write(data)
     os.replace(tmp, path)
-    for lab in SPECS:
-        path.with_name(f"{path.stem}.{lab}.jsonl").unlink(missing_ok=True)
-    return _check(doc, path)
 
 
-def cached(folder, progress=False):
-    """The path of the results file for the current fingerprint in `folder`, made if missing."""
-    path = Path(folder) / f"{fingerprint()}.json"
-    if not (path.is_file() and _current(_read(path))):
-        compute(path, progress=progress)
-        for old in path.parent.glob("*.json"):       # another version's results: never read again
-            if old != path and len(old.stem) == 64:
-                old.unlink(missing_ok=True)
-    return path
+def _sample(lab, name):
+    from gleam.sweep import run_one
+    record = run_one(SPECS[lab][name]["run"], SAMPLES[lab][name])
+    if record["status"] != "ok":
+        raise RuntimeError(f"the {lab} lab's {name!r} sample failed: {record['error']}")
+    record.pop("weights", None)
+    return record
+
+
+def train(work, out=None, jobs=None, dask=None, only=None, progress=True):
+    """Run every experiment's sweep (resuming from `work`/<lab>.<experiment>.jsonl) and its sample,
+    then write each lab's document and weights into `out` (default: gleam/data in this checkout).
+    only: "lab.experiment" names to run now (the documents are written when every experiment of a
+    lab has all its records)."""
+    from gleam.sweep import config_key, expand_grid, read_results, run_sweep
+    work = Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    out = Path(out) if out is not None else Path(__file__).resolve().parent / DATA
+    out.mkdir(parents=True, exist_ok=True)
+    names = [f"{lab}.{name}" for lab in SPECS for name in SPECS[lab]]
+    if only:
+        unknown = sorted(set(only) - set(names))
+        if unknown:
+            raise ValueError(f"--only {unknown[0]}: not an experiment (one of {', '.join(names)})")
+    for full in names:
+        if only and full not in only:
+            continue
+        lab, name = full.split(".")
+        print(f"[gleam.pretrained] {full}", file=sys.stderr, flush=True)
+        report = run_sweep(SPECS[lab][name], work / f"{full}.jsonl", jobs=jobs, dask=dask, progress=progress)
+        if report.errors:
+            raise RuntimeError(f"{report.errors} runs of {full} failed; see {work / f'{full}.jsonl'}")
+    made = []
+    for lab, experiments in SPECS.items():
+        doc = {"format": FORMAT, "lab": lab, "provenance": provenance(), "experiments": {}, "samples": {}}
+        arrays = {}
+        for name, spec in experiments.items():
+            path = work / f"{lab}.{name}.jsonl"
+            records = {r["key"]: r for r in read_results(path) if r["status"] == "ok"} if path.is_file() else {}
+            keys = [config_key(c) for c in expand_grid(spec["grid"], spec["fixed"])]
+            if any(k not in records for k in keys):
+                doc = None
+                break
+            rows = []
+            for k in keys:
+                r = dict(records[k])
+                w = r.pop("weights", None)
+                if name in WEIGHTS.get(lab, ()) and w is not None:
+                    arrays.update({f"{name}/{k}/{p}": np.asarray(v, dtype=float) for p, v in w.items()})
+                rows.append(r)
+            doc["experiments"][name] = {"spec": spec, "records": rows}
+            doc["samples"][name] = _sample(lab, name)
+        if doc is None:
+            print(f"[gleam.pretrained] the {lab} lab is not complete yet: its document is left as it is",
+                  file=sys.stderr)
+            continue
+        _write(out / f"{lab}.json", json.dumps(doc, sort_keys=True, indent=0, allow_nan=False) + "\n")
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **arrays)
+        _write(out / f"{lab}.weights.npz", buf.getvalue(), binary=True)
+        made.append(out / f"{lab}.json")
+    _document.cache_clear()
+    return made
 
 
 def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, help="write the results here (default: the checkout's cache)")
+    ap.add_argument("--train", action="store_true", help="run the sweeps (resuming) and write the data folder")
+    ap.add_argument("--work", type=Path, help="where the runs' records go (default: build-cache/research)")
+    ap.add_argument("--out", type=Path, help="the data folder to write (default: gleam/data)")
+    ap.add_argument("--jobs", type=int, help="worker processes (default: the CPU count)")
+    ap.add_argument("--dask", help="'local' or a scheduler address such as tcp://HOST:PORT")
+    ap.add_argument("--only", nargs="+", metavar="LAB.EXPERIMENT", help="run only these experiments now")
     args = ap.parse_args(argv)
-    if args.out is None:
-        folder = cache_dir()
-        if folder is None:
-            ap.error("not in a checkout: say where with --out")
-        print(cached(folder, progress=True))
+    if not args.train:
+        for lab in SPECS:
+            doc = document(lab)
+            n = sum(len(e["records"]) for e in doc["experiments"].values())
+            print(f"{lab}: {n} records, made from {doc['provenance'].get('commit')} on {doc['provenance']['made']}")
         return 0
-    if not (args.out.is_file() and _current(_read(args.out))):
-        compute(args.out, progress=True)
-    print(args.out)
+    work = args.work
+    if work is None:
+        if not (_repo() / "pyproject.toml").is_file():
+            ap.error("not in a checkout: say where the runs' records go with --work")
+        work = _repo() / "build-cache" / "research"
+    for path in train(work, args.out, args.jobs, args.dask, args.only):
+        print(path)
     return 0
 
 

@@ -1,118 +1,132 @@
-"""gleam.pretrained: the research labs' sweeps, run once per version of the code.
+"""gleam.pretrained: the research labs' results, made once by `python -m gleam.pretrained --train`
+and shipped in gleam/data.
 
-The results the pages read are the sweeps' own records (re-running one config gives its metrics
-again); a file is used only when its fingerprint is the current code's and specs'; computing
-writes the whole document at once and reuses the runs of an interrupted attempt."""
+The shipped records are the sweeps' own, one per config of every spec, each with its provenance
+and learning curve; the sample of every experiment, run again here, gives its shipped metrics
+again (a change to gleam that moves a shipped result fails here until the data are made again);
+a document made from other specs is refused; making the data resumes from the runs' records."""
 import json
+import math
 
+import numpy as np
 import pytest
 
 from gleam import pretrained
-from gleam.labs.memory import run as sweep_memory
-from gleam.sweep import config_key, expand_grid
+from gleam.sweep import config_key, expand_grid, run_one
 
-TINY = {"n_train": 40, "n_test": 20, "epochs": 1, "probe_n": 4, "probe_delays": [1, 2], "delay": [2, 3],
-        "probe_delay": 2, "params": 200}
-TINY_SPECS = {"memory": {
-    "cells": {"run": pretrained.RUN, "grid": {"cell": ["elman", "lstm"], "seed": [0]}, "fixed": TINY},
-    "forget_bias": {"run": pretrained.RUN, "grid": {"forget_bias": [0.0, 1.0], "seed": [0]},
-                    "fixed": {**TINY, "cell": "lstm"}},
-    "horizons": {"run": pretrained.RUN, "grid": {"truncate": [1], "seed": [0]}, "fixed": TINY}}}
+LABS = list(pretrained.SPECS)
 
 
-@pytest.fixture
-def tiny(monkeypatch):
-    monkeypatch.setattr(pretrained, "SPECS", TINY_SPECS)
-    pretrained.fingerprint.cache_clear()
-    yield
-    pretrained.fingerprint.cache_clear()
+def same(a, b, path="metrics"):
+    """a == b, floats to 1e-9 relative (the last bits of a BLAS sum may differ between machines)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        assert set(a) == set(b), f"{path}: {sorted(set(a) ^ set(b))}"
+        for k in a:
+            same(a[k], b[k], f"{path}[{k!r}]")
+    elif isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{path}: {a!r} != {b!r}"
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
 
 
-def test_the_results_are_the_sweeps_records_of_every_config():
-    results = pretrained.results("memory")
-    for name, spec in pretrained.SPECS["memory"].items():
+@pytest.mark.parametrize("lab", LABS)
+def test_the_shipped_records_are_every_config_of_every_spec_with_their_provenance(lab):
+    doc = pretrained.document(lab)
+    prov = doc["provenance"]
+    assert prov["numpy"] and prov["python"] and len(prov["commit"] or "") == 40
+    for name, spec in pretrained.SPECS[lab].items():
         configs = expand_grid(spec["grid"], spec["fixed"])
-        assert [r["key"] for r in results[name]] == [config_key(c) for c in configs]
-        assert all(r["status"] == "ok" and r["config"] == c for r, c in zip(results[name], configs))
-    # a run again, here: the same metrics, number for number (seeded by its config alone)
-    first = results["cells"][0]
-    assert sweep_memory.train_cue_delay(first["config"]) == first["metrics"]
-    with pytest.raises(ValueError, match="lab must be one of"):
-        pretrained.results("extrapolationn")
+        records = pretrained.results(lab)[name]
+        assert [r["key"] for r in records] == [config_key(c) for c in configs]
+        for r, c in zip(records, configs):
+            assert r["status"] == "ok" and r["config"] == c and r["seconds"] > 0
+            assert r["metrics"]["learned"] in (0, 1) and r["curve"] and "weights" not in r
+            # the criterion decides "learned" on the held-in test, as gleam.labs.stepped says
+            assert r["metrics"]["learned"] == int(r["metrics"]["heldin_score"] >= c["criterion"])
+            updates = [u for u, _ in r["curve"]]
+            assert updates == sorted(updates) and r["metrics"]["kept_updates"] in updates
 
 
-def test_the_fingerprint_follows_the_specs_and_the_sources(tiny, monkeypatch):
-    a = pretrained.fingerprint()
-    monkeypatch.setattr(pretrained, "SPECS", {"memory": {**TINY_SPECS["memory"], "cells": {
-        **TINY_SPECS["memory"]["cells"], "fixed": {**TINY, "epochs": 2}}}})
-    pretrained.fingerprint.cache_clear()
-    b = pretrained.fingerprint()
-    monkeypatch.setattr(pretrained, "SPECS", TINY_SPECS)
-    sources = pretrained._sources()
-    names = [n for n, _ in sources]
-    assert "labs/memory/run.py" in names and not [n for n in names if n.startswith("examples/")]
-    edited = [(n, data + b"\n# an edit\n" if n == "seqmodel/trainer.py" else data) for n, data in sources]
-    monkeypatch.setattr(pretrained, "_sources", lambda: edited)
-    pretrained.fingerprint.cache_clear()
-    c = pretrained.fingerprint()
-    assert len({a, b, c}) == 3
-    monkeypatch.setattr(pretrained, "_sources", lambda: None)      # no sources (the browser's bytecode)
-    pretrained.fingerprint.cache_clear()
-    assert pretrained.fingerprint() is None
+@pytest.mark.parametrize("lab,name", [(lab, name) for lab in LABS for name in pretrained.SPECS[lab]])
+def test_each_experiments_sample_run_again_gives_its_shipped_record(lab, name):
+    shipped = pretrained.document(lab)["samples"][name]
+    assert shipped["config"] == json.loads(json.dumps(pretrained.SAMPLES[lab][name]))
+    again = run_one(pretrained.SPECS[lab][name]["run"], pretrained.SAMPLES[lab][name])
+    assert again["status"] == "ok", again.get("error")
+    same(again["metrics"], shipped["metrics"])
+    same(again["curve"], shipped["curve"], "curve")
 
 
-def test_computing_writes_the_document_once_and_a_second_call_reuses_it(tiny, tmp_path, monkeypatch):
-    path = pretrained.cached(tmp_path)
-    doc = json.loads(path.read_text())
-    assert path.name == f"{pretrained.fingerprint()}.json" and doc["fingerprint"] == pretrained.fingerprint()
-    assert [r["config"]["cell"] for r in doc["labs"]["memory"]["cells"]] == ["elman", "lstm"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]      # no runs file, no temp file left
-    for name, spec in TINY_SPECS["memory"].items():
-        for r in doc["labs"]["memory"][name]:
-            assert r["metrics"] == sweep_memory.train_cue_delay(r["config"])
-
-    def no_runs(*args, **kwargs):
-        raise AssertionError("ran a sweep although its results were cached")
-    monkeypatch.setattr("gleam.sweep.run_sweep", no_runs)
-    assert pretrained.cached(tmp_path) == path
-
-
-def test_a_file_from_other_code_or_incomplete_is_refused(tiny, tmp_path, monkeypatch):
-    path = pretrained.cached(tmp_path)
-    doc = json.loads(path.read_text())
-    other = tmp_path / "other.json"
-    other.write_text(json.dumps({**doc, "fingerprint": "0" * 64}))
-    monkeypatch.setenv("GLEAM_PRETRAINED", str(other))
-    with pytest.raises(ValueError, match="GLEAM_PRETRAINED.*other code"):
-        pretrained.load()
-    monkeypatch.setenv("GLEAM_PRETRAINED", str(path))
-    assert pretrained.load() == doc
-    broken = tmp_path / "broken.json"
-    broken.write_text(json.dumps({**doc, "labs": {"memory": {"cells": []}}}))
-    monkeypatch.setenv("GLEAM_PRETRAINED", str(broken))
-    with pytest.raises(ValueError, match="no complete results for the memory lab"):
-        pretrained.load()
-    broken.write_text(json.dumps([1, 2]))
-    with pytest.raises(ValueError, match="not a pretrained-results file"):
-        pretrained.load()
+def test_the_shipped_weights_are_the_records_models():
+    """A counting model rebuilt from its shipped weights answers its held-in test as its record says."""
+    from gleam.labs.extrapolation.counting import CountingRun
+    record = next(r for r in pretrained.results("extrapolation")["counting"]
+                  if r["config"]["cell"] == "lstm" and r["config"]["kind"] == "anbn")
+    run = CountingRun(record["config"])
+    w = pretrained.weights("extrapolation", "counting", record["key"])
+    assert set(w) == set(run.model.params)
+    for k, v in w.items():
+        np.copyto(run.model.params[k], v)
+    assert run.metrics()["iid_accuracy"] == record["metrics"]["iid_accuracy"]
+    with pytest.raises(ValueError, match="weights ship"):
+        pretrained.weights("extrapolation", "length_depth", record["key"])
 
 
-def test_an_interrupted_computation_keeps_its_runs(tiny, tmp_path, monkeypatch):
-    """The runs file beside the target is the sweeps' own: what finished is not run again."""
+def test_a_document_made_from_other_specs_is_refused(monkeypatch, tmp_path):
+    doc = pretrained.document("memory")
+    changed = json.loads(json.dumps(doc))
+    changed["experiments"]["cells"]["spec"]["fixed"]["epochs"] += 1
+    (tmp_path / "memory.json").write_text(json.dumps(changed))
+    monkeypatch.setenv("GLEAM_PRETRAINED", str(tmp_path))
+    pretrained._document.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="another spec.*--train"):
+            pretrained.document("memory")
+        (tmp_path / "memory.json").write_text(json.dumps([1, 2]))
+        pretrained._document.cache_clear()
+        with pytest.raises(ValueError, match="not the memory lab's results"):
+            pretrained.document("memory")
+        with pytest.raises(ValueError, match="lab must be one of"):
+            pretrained.document("extrapolationn")
+    finally:
+        monkeypatch.delenv("GLEAM_PRETRAINED")
+        pretrained._document.cache_clear()
+
+
+TINY = {"n_train": 40, "n_test": 20, "epochs": 2, "probe_n": 4, "probe_delays": [1, 2], "delay": [2, 3],
+        "probe_delay": 2, "params": 200, "n_val": 10, "check_every": 2, "criterion": 0.95}
+
+
+def test_making_the_data_resumes_and_writes_each_lab_once_complete(monkeypatch, tmp_path):
+    specs = {"memory": {"cells": {"run": pretrained.MEMORY, "grid": {"cell": ["elman", "lstm"], "seed": [0]},
+                                  "fixed": TINY}}}
+    monkeypatch.setattr(pretrained, "SPECS", specs)
+    monkeypatch.setattr(pretrained, "SAMPLES", {"memory": {"cells": {**TINY, "cell": "lstm", "seed": 1}}})
+    monkeypatch.setattr(pretrained, "WEIGHTS", {"memory": ("cells",)})
     import gleam.sweep as sweep
-    real, calls = sweep.run_sweep, []
+    real, calls = sweep.run_one, []
 
-    def once(spec, out, **kwargs):
-        calls.append(spec)
+    def once(run, config):
+        calls.append(config["cell"])
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real(spec, out, **kwargs)
-    monkeypatch.setattr(sweep, "run_sweep", once)
-    target = tmp_path / "r.json"
+        return real(run, config)
+    monkeypatch.setattr("gleam.sweep.runner.run_one", once)
+    work, out = tmp_path / "work", tmp_path / "data"
     with pytest.raises(KeyboardInterrupt):
-        pretrained.compute(target)
-    assert not target.exists() and (tmp_path / "r.memory.jsonl").is_file()
-    ran = []
-    monkeypatch.setattr(sweep, "run_sweep", lambda spec, out, **kw: (ran.append(real(spec, out, **kw)), ran[-1])[1])
-    pretrained.compute(target)
-    assert [r.skipped for r in ran] == [2, 0, 0] and target.is_file()
+        pretrained.train(work, out, jobs=1, progress=False)
+    assert not (out / "memory.json").exists() and len((work / "memory.cells.jsonl").read_text().splitlines()) == 1
+    monkeypatch.setattr("gleam.sweep.runner.run_one", lambda run, config: (calls.append(config["cell"]),
+                                                                         real(run, config))[1])
+    made = pretrained.train(work, out, jobs=1, progress=False)
+    assert made == [out / "memory.json"] and calls == ["elman", "lstm", "lstm"]     # elman not run again
+    doc = json.loads((out / "memory.json").read_text())
+    assert [r["config"]["cell"] for r in doc["experiments"]["cells"]["records"]] == ["elman", "lstm"]
+    z = np.load(out / "memory.weights.npz")
+    key = doc["experiments"]["cells"]["records"][1]["key"]
+    assert f"cells/{key}/Wo" in z.files
+    assert doc["samples"]["cells"]["config"]["seed"] == 1 and "weights" not in doc["samples"]["cells"]
