@@ -52,7 +52,8 @@ ANALYSIS = "gleam.labs.extrapolation.analysis:analyse_sums"
 # The memory lab's long-delay task: the cue, 20 to 40 distractors, then the query, read as features
 # of amplitude 1 (the acceptance test then varies the distractors' amplitude); 10,000 training
 # examples; trained to a criterion of 0.95 on the validation set's '?' queries and on all its
-# queries (checked every 100 updates; at most 10 epochs, 3,130 updates); the acceptance test
+# queries (checked every 100 updates, stopped there: a model that finds the cue jumps from ½ to
+# near 1 within a check or two; at most 10 epochs, 3,130 updates); the acceptance test
 # probes retention at 1 to 64 steps and everything else at a delay of 30.
 MEMORY_TASK = {"delay": [20, 40], "forget_bias": 1.0, "amplitude": 1.0, "n_train": 10000, "epochs": 10,
                "batch_size": 32, "clip": 5.0, "n_val": 500, "check_every": 100, "criterion": 0.95,
@@ -63,6 +64,9 @@ def _but(config, *names):
     return {k: v for k, v in config.items() if k not in names}
 
 
+# The extrapolation lab's runs stop at a validation score of 0.99, a margin above their criterion of
+# 0.98 on the held-in test: stopped at 0.98 itself, 3 of ~40 runs of the budget exploration and 2 of
+# the first 4 nested-sums runs here landed at 0.975 to 0.979 on the held-in test.
 SPECS = {
     "memory": {
         # two parameter budgets, two learning rates (the page picks none: it shows both)
@@ -78,24 +82,24 @@ SPECS = {
     "extrapolation": {
         "length_depth": {"run": BRACKETS, "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
                          "fixed": {"kind": "dyck1", "n": 16, "n_train": 1000, "lr": 0.01, "batch_size": 32,
-                                   "epochs": 30, "n_val": 500, "check_every": 32, "criterion": 0.98}},
+                                   "epochs": 30, "n_val": 500, "check_every": 32, "criterion": 0.98, "stop_at": 0.99}},
         "counting": {"run": COUNTING,
                      "grid": {"kind": ["anbn", "anbncn"], "cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
                      "fixed": {"mode": "accept", "max_train_n": 8, "n": 8, "n_train": 2000, "lr": 0.01,
-                               "batch_size": 32, "epochs": 30, "n_val": 500, "check_every": 63, "criterion": 0.98}},
+                               "batch_size": 32, "epochs": 30, "n_val": 500, "check_every": 63, "criterion": 0.98, "stop_at": 0.99}},
         "predict": {"run": COUNTING, "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": SEEDS},
                     "fixed": {"mode": "predict", "kind": "anbn", "max_train_n": 8, "n": 8, "n_train": 2000,
                               "lr": 0.01, "batch_size": 32, "epochs": 30, "n_val": 500, "check_every": 63,
-                              "criterion": 0.98}},
+                              "criterion": 0.98, "stop_at": 0.99}},
         # value mod 10 on the value split (values above 40 held out); cells matched at ~20,000
         # parameters (LSTM width 64, GRU 75); 50,000 sums drawn, about 20,700 trained on
         "sums": {"run": SUMS, "grid": {"cell": ["lstm", "gru_torch"], "seed": [0, 1, 2, 3, 4]},
                  "fixed": {"head": "classify", "split": "value", "n": None, "params": 20000, "n_examples": 50000,
                            "n_val": 1000, "batch_size": 64, "clip": 1.0, "lr": 0.003, "epochs": 45,
-                           "check_every": 500, "criterion": 0.98}},
+                           "check_every": 500, "criterion": 0.98, "stop_at": 0.99}},
         "analysis": {"run": ANALYSIS, "grid": {"seed": SEEDS},
                      "fixed": {"cell": "gru_torch", "n": 24, "n_train": 1500, "epochs": 10, "lr": 0.01,
-                               "n_val": 300, "check_every": 47, "criterion": 0.98}},
+                               "n_val": 300, "check_every": 47, "criterion": 0.98, "stop_at": 0.99}},
     },
 }
 

@@ -23,11 +23,13 @@ The stepping is what app.widgets.live_loop.LiveLoop trains (`step`, `reset`, `st
 Trained to a criterion (run(): the research labs' records). A run whose config has
 check_every > 0 is validated every check_every updates (and at the cap) on a validation set drawn
 from its training distribution, apart from every test set: validation_score() in [0, 1]. It
-stops at the first check with a score >= config["criterion"]; a run that reaches its cap (the
-last epoch) without one keeps the weights of its best check (the first, on a tie): early
-stopping. The criterion is fixed before any run and the held-in test decides whether the run
-learned: learned = 1 when heldin_score(metrics) — the same statistic on the held-in test set —
-is >= the criterion, else 0. run() adds to the metrics
+stops at the first check with a score >= config["stop_at"] (if the config has none: the
+criterion; a stop above the criterion leaves a margin, so that a run stopped there is not
+decided by the held-in test's sampling noise); a run that reaches its cap (the last epoch)
+without one keeps the weights of its best check (the first, on a tie): early stopping. The
+criterion is fixed before any run and the held-in test decides whether the run learned:
+learned = 1 when heldin_score(metrics) — the same statistic on the held-in test set — is >= the
+criterion, else 0. run() adds to the metrics
     learned, val_score (the kept check's), kept_updates (the updates of the kept weights),
     heldin_score
 and returns, beside them, "curve" (every check as [updates, validation score]) and "weights"
@@ -150,6 +152,7 @@ class SteppedRun:
             self.step(self.total_steps)
             return self.metrics()
         criterion = self.config["criterion"]
+        stop = self.config.get("stop_at") or criterion
         curve, best = [], (-1.0, 0, None)
         while True:
             self.step(every)
@@ -157,15 +160,15 @@ class SteppedRun:
             curve.append([self.steps, score])
             if score > best[0]:
                 best = (score, self.steps, {k: v.copy() for k, v in self.model.params.items()})
-            if score >= criterion or self.finished:
+            if score >= stop or self.finished:
                 break
-        if score < criterion and best[1] != self.steps:     # at the cap: the best check's weights
+        if score < stop and best[1] != self.steps:          # at the cap: the best check's weights
             for k, v in best[2].items():
                 np.copyto(self.model.params[k], v)
         out = self.metrics()
         heldin = float(self.heldin_score(out))
-        out.update(learned=int(heldin >= criterion), val_score=best[0] if score < criterion else score,
-                   kept_updates=best[1] if score < criterion else self.steps, heldin_score=heldin)
+        out.update(learned=int(heldin >= criterion), val_score=best[0] if score < stop else score,
+                   kept_updates=best[1] if score < stop else self.steps, heldin_score=heldin)
         out["curve"] = curve
         out["weights"] = {k: v.tolist() for k, v in self.model.params.items()}
         return out

@@ -74,7 +74,7 @@ THRESHOLDS = {"length": 30, "depth": 3, "composition": [[3, 2], [7, 1]], "value"
 DEFAULTS = {"head": "regress", "split": "value", "threshold": None, "max_depth": 4,
             "max_operands": 3, "p_nest": 0.3, "n_examples": 1000, "iid_fraction": 0.2,
             "cell": "gru_torch", "n": 32, "epochs": 10, "lr": 0.01, "batch_size": 32, "clip": 5.0,
-            "arith_reg": 0.0, "params": None, "n_val": 0, "check_every": 0, "criterion": 0.98, "seed": 0}
+            "arith_reg": 0.0, "params": None, "n_val": 0, "check_every": 0, "criterion": 0.98, "stop_at": None, "seed": 0}
 VOCAB = "".join(sorted("()+0123456789"))    # every character nested sums write
 MAX_WIDTH, MAX_EPOCHS = 1024, 10 ** 4
 MAX_PREDICTION = 1e12                       # |ŷ| is clipped here before the regression metrics
@@ -120,6 +120,7 @@ def _config(config):
                arith_reg=checks.number("config['arith_reg']", c["arith_reg"], minimum=0, maximum=1e6),
                n_val=size("n_val", 0), check_every=size("check_every", 0),
                criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
+               stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
                seed=checks.integer("config['seed']", c["seed"], minimum=0))
     if out["check_every"] and not out["n_val"]:
         raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")

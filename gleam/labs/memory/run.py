@@ -51,7 +51,7 @@ DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_
             "p_supersede": 0.0, "n_train": 2000, "n_test": 400, "epochs": 10, "lr": 0.01,
             "batch_size": 32, "clip": 5.0, "forget_bias": 1.0, "truncate": None, "probe_delays": [1, 2, 4, 8, 16, 32],
             "probe_delay": 8, "probe_n": 100, "amplitude": None, "probe_amplitudes": [0.5, 1.0, 2.0, 4.0],
-            "n_val": 0, "check_every": 0, "criterion": 0.95, "seed": 0}
+            "n_val": 0, "check_every": 0, "criterion": 0.95, "stop_at": None, "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_EXAMPLES = 512, 10 ** 4, 10 ** 5
 DISTRACTORS = "cdef"        # cue_delay's default alphabet, which the acceptance test probes with
 WINDOW = 2                  # the current-window baseline reads the last WINDOW characters and the query
@@ -91,6 +91,7 @@ def _config(config):
                                                 strict_min=True) for a in c["probe_amplitudes"]],
                 n_val=size("n_val", 0), check_every=size("check_every", 0),
                 criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
+                stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
                 seed=checks.integer("config['seed']", c["seed"], minimum=0))
 
 
