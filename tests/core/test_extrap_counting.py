@@ -8,6 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from gleam.labs.extrapolation import automata
 from gleam.labs.extrapolation import counting as ec
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.sweep import run_sweep
@@ -168,33 +169,73 @@ def test_each_per_n_set_holds_block_n_exactly(kind):
 
 
 @pytest.mark.parametrize("kind", ["anbn", "anbncn"])
-def test_a_finite_automaton_misses_only_the_shifted_near_misses(kind):
-    """The docstring's claim: shape a⁺b⁺(c⁺) and length a multiple of the blocks decide every
-    example but the "shift" near misses of blocks k >= 2, which it accepts: those need a counter."""
+def test_length_parity_misses_only_the_shifted_near_misses(kind):
+    """automata.length_parity (shape a⁺b⁺(c⁺) and length a multiple of the blocks) decides every
+    example of the task's sets but the "shift" near misses of blocks k >= 2, which it accepts;
+    those it misses are caught by mod_counter(4) (for aⁿbⁿcⁿ already by mod_counter(2)), no counter."""
     run = ec.CountingRun({**SMALL, "kind": kind, "n_test": 60, "max_test_n": 12})
     B = len(run.vocab)
     shape = re.compile("a+b+" + ("c+" if B == 3 else "") + "$")
+    parity, mod = automata.length_parity(kind), automata.mod_counter(4 if B == 2 else 2, kind)
     wrong = 0
     for examples in [run.iid_examples, *run.per_n_examples.values()]:
         for e in examples:
             automaton = bool(shape.match(e.text)) and len(e.text) % B == 0
+            assert automaton == parity(e.text)
             shifted = e.facts["negative"] == "shift" and e.facts["n"] >= 2
             assert (automaton == (e.target == 1)) == (not shifted), e.text
+            assert mod(e.text) == (e.target == 1), e.text
             wrong += shifted
     assert wrong > 0
 
 
-def test_a_block_keeps_its_test_set_whatever_max_test_n():
-    a = ec.CountingRun({**SMALL, "max_test_n": 6}).per_n_examples
-    b = ec.CountingRun({**SMALL, "max_test_n": 9}).per_n_examples
-    assert all([e.text for e in a[k]] == [e.text for e in b[k]] for k in a)
-    assert [e.text for e in a[5]] != [e.text for e in a[6]]
+def test_a_block_keeps_its_test_sets_whatever_max_test_n_stride_and_n_val():
+    runs = [ec.CountingRun({**SMALL, **c}) for c in
+            ({"max_test_n": 6}, {"max_test_n": 9}, {"max_test_n": 30, "test_stride": 3, "n_val": 40})]
+    for sets in ("per_n_examples", "hard_examples"):
+        a, *others = [getattr(r, sets) for r in runs]
+        assert all([e.text for e in a[k]] == [e.text for e in b[k]] for b in others for k in a)
+        assert [e.text for e in a[5]] != [e.text for e in a[6]]
+    assert [e.text for e in runs[0].train_examples] == [e.text for e in runs[2].train_examples]
+    assert [e.text for e in runs[0].iid_examples] == [e.text for e in runs[2].iid_examples]
+
+
+@pytest.mark.parametrize("top, last, stride, want", [
+    (8, 80, 8, list(range(1, 17)) + list(range(24, 81, 8))),      # the defaults
+    (4, 7, 8, list(range(1, 8))),                                 # all within 2·max_train_n
+    (4, 30, 7, list(range(1, 9)) + [15, 22, 29, 30]),             # max_test_n always tested
+    (3, 10, 1, list(range(1, 11))),
+])
+def test_the_tested_blocks_by_hand(top, last, stride, want):
+    assert ec.tested_ns(top, last, stride) == want
+    run = ec.CountingRun({**SMALL, "max_train_n": top, "max_test_n": last, "test_stride": stride, "n_test": 2,
+                          "n_train": 2})
+    assert run.tested_ns == want and sorted(run.per_n_examples) == sorted(run.hard_examples) == want
+
+
+def test_the_validation_set_is_drawn_as_the_training_set_apart_from_the_tests():
+    run = ec.CountingRun({**SMALL, "n_val": 300})
+    assert len(run.val_examples) == 300 and len(run.val_examples) == len(run._val.targets)
+    assert max(e.facts["n"] for e in run.val_examples) <= SMALL["max_train_n"]
+    assert {e.facts["negative"] for e in run.val_examples} == {None, "count", "order", "shift"}
+    texts = [e.text for e in run.val_examples]
+    assert texts != [e.text for e in run.iid_examples[:300]] and texts != [e.text for e in run.train_examples[:300]]
+    assert ec.CountingRun({**SMALL}).val_examples == [] and ec.CountingRun({**SMALL})._val is None
 
 
 # ---- the run ---------------------------------------------------------------------------------
-def _keys(max_test_n):
-    return {"updates", "train_accuracy", "iid_accuracy", "largest_n", "probe_r2_train", "probe_r2_beyond",
-            "best_unit", "best_unit_corr"} | {f"acc_{k}" for k in range(1, max_test_n + 1)}
+PROBE = {"probe_r2_train", "probe_r2_beyond", "best_unit", "best_unit_corr", "probe_c_r2_train",
+         "probe_c_r2_beyond", "best_unit_c", "best_unit_c_corr"}
+
+
+def _keys(ns, mode="accept"):
+    if mode == "predict":
+        return ({"updates", "train_accuracy", "iid_accuracy", "predict_largest_n", "predict_largest_n_censored"}
+                | PROBE | {f"predict_{k}" for k in ns})
+    per_automaton = {"iid_accuracy", "largest_n", "hard_largest_n"} | {f"hard_{k}" for k in ns}
+    return ({"updates", "train_accuracy", "iid_accuracy", "largest_n", "largest_n_censored", "hard_largest_n",
+             "hard_largest_n_censored"} | PROBE | {f"acc_{k}" for k in ns} | {f"hard_{k}" for k in ns}
+            | {f"{a}_{key}" for a in ("mod2", "mod3", "mod4", "parity") for key in per_automaton})
 
 
 def test_a_config_fixes_its_metrics_and_another_seed_changes_them():
@@ -202,14 +243,23 @@ def test_a_config_fixes_its_metrics_and_another_seed_changes_them():
     a = ec.train_counting(config)
     assert a == ec.train_counting(dict(config))
     b = ec.train_counting({**config, "seed": 3})
-    assert b != a and set(a) == set(b) == _keys(7)
+    assert b != a and set(a) == set(b) == _keys(range(1, 8))
     assert all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in a.values())
     for m in (a, b):
-        # largest_n from the curve, by a plain loop
-        k = 0
-        while k < 7 and m[f"acc_{k + 1}"] >= 0.95:
-            k += 1
-        assert m["largest_n"] == k and 0 <= m["best_unit"] < 4 and 0 <= m["best_unit_corr"] <= 1
+        # largest_n and hard_largest_n from the curves, by a plain loop
+        for curve, reached in (("acc", "largest_n"), ("hard", "hard_largest_n")):
+            k = 0
+            while k < 7 and m[f"{curve}_{k + 1}"] >= 0.95:
+                k += 1
+            assert m[reached] == k and m[f"{reached}_censored"] == int(k == 7)
+        assert 0 <= m["best_unit"] < 4 and 0 <= m["best_unit_corr"] <= 1
+        assert 0 <= m["best_unit_c"] < 4 and 0 <= m["best_unit_c_corr"] <= 1       # an LSTM: c probed
+
+
+def test_a_value_at_the_largest_tested_n_is_marked_censored():
+    m = ec.train_counting({**SMALL, "threshold": 0.0})              # every set passes
+    assert m["largest_n"] == m["hard_largest_n"] == 7 and m["largest_n_censored"] == m["hard_largest_n_censored"] == 1
+    assert m["mod4_hard_largest_n"] == 7
 
 
 def test_a_run_stepped_in_pieces_is_train_countings_run():
@@ -240,7 +290,9 @@ def test_through_the_sweep_runner(tmp_path):
     ({"cell": "transformer"}, "cell"), ({"kind": "anbm"}, "kind"), ({"max_train_n": 1}, "max_train_n"),
     ({"max_test_n": 4}, "max_test_n"), ({"threshold": 1.5}, "threshold"), ({"probe_l2": 0}, "probe_l2"),
     ({"n": 0}, "'n'"), ({"lr": 0}, "lr"), ({"clip": -1.0}, "clip"), ({"seed": -1}, "seed"),
-    ({"n_test": 10 ** 5, "max_test_n": 200}, "n_test"), ({"typo": 1}, "unknown")])
+    ({"n_test": 10 ** 5, "max_test_n": 200}, "n_test"), ({"typo": 1}, "unknown"), ({"mode": "generate"}, "mode"),
+    ({"test_stride": 0}, "test_stride"), ({"check_every": 5}, "n_val"), ({"n_val": -1}, "n_val"),
+    ({"criterion": 1.5}, "criterion"), ({"stop_at": 2}, "stop_at"), ({"max_test_n": 257}, "max_test_n")])
 def test_bad_configs_are_refused_by_name(bad, word):
     with pytest.raises(ValueError, match=word):
         ec.train_counting({**SMALL, **bad})
@@ -252,3 +304,109 @@ def test_normalized_configs_say_when_two_name_one_run():
     a = ec.normalized({"kind": "anbncn"})
     assert a == ec.normalized({"kind": "anbncn", "threshold": 0.95, "clip": 5.0})
     assert a != ec.normalized({"kind": "anbncn", "seed": 1})
+
+
+# ---- trained to a criterion ------------------------------------------------------------------
+def test_a_run_to_a_criterion_reports_what_stepped_run_adds():
+    config = {**SMALL, "cell": "lstm", "n_val": 100, "check_every": 5, "criterion": 0.98, "epochs": 3}
+    run = ec.CountingRun(config)
+    out = run.run()
+    curve = out.pop("curve")
+    out.pop("weights")
+    assert [u for u, _ in curve] == [5 * (i + 1) for i in range(len(curve) - 1)] + [curve[-1][0]]
+    assert out["heldin_score"] == out["iid_accuracy"] and out["learned"] == int(out["iid_accuracy"] >= 0.98)
+    assert out["val_score"] == pytest.approx(run.validation_score(), abs=0)      # the kept weights' score
+    assert out["val_score"] == max(s for _, s in curve) or out["val_score"] >= 0.98
+    assert set(out) == _keys(range(1, 8)) | {"learned", "val_score", "kept_updates", "heldin_score"}
+    # a criterion of 0 stops at the first check
+    first = ec.train_counting({**config, "criterion": 0.0})
+    assert first["updates"] == first["kept_updates"] == 5 and first["learned"] == 1
+
+
+# ---- next-character prediction ---------------------------------------------------------------
+def _deterministic_right(model, examples):
+    """(steps right, steps, [word all right]) by a plain loop over the examples, one at a time."""
+    right = total = 0
+    words = []
+    for e in examples:
+        ids = np.array(["abc.".index(ch) for ch in e.text])[:, None]
+        pred = model.predict(ids)[:, 0]
+        want = np.array(["abc.".index(ch) for ch in e.target])
+        keep = np.array(e.labels["deterministic"], bool)
+        right, total = right + int(np.sum((pred == want) & keep)), total + int(keep.sum())
+        words.append(bool(np.all((pred == want)[keep])))
+    return right, total, words
+
+
+@pytest.mark.parametrize("kind, cell", [("anbn", "gru_torch"), ("anbncn", "lstm")])
+def test_predict_mode_scores_the_deterministic_steps(kind, cell):
+    config = {**SMALL, "mode": "predict", "kind": kind, "cell": cell, "epochs": 3, "max_test_n": 12}
+    run = ec.CountingRun(config)
+    assert run.vocab == "abc." and run.model.config.many_to_many and run.model.config.n_out == 4
+    assert run.baseline_loss() == pytest.approx(np.log(4), rel=1e-15)
+    m = run.run()
+    assert set(m) == _keys(run.tested_ns, "predict")
+    right, total, _ = _deterministic_right(run.model, run.iid_examples)
+    assert m["iid_accuracy"] == pytest.approx(right / total, abs=1e-15)
+    words = _deterministic_right(run.model, [run.per_n_examples[k][0] for k in run.tested_ns])[2]
+    assert [m[f"predict_{k}"] for k in run.tested_ns] == [int(w) for w in words]
+    k = 0
+    while k < len(words) and words[k]:
+        k += 1
+    assert m["predict_largest_n"] == (run.tested_ns[k - 1] if k else 0)
+    assert m["predict_largest_n_censored"] == int(k == len(words))
+    assert (m["probe_c_r2_train"] == -1) == (cell != "lstm")
+    assert all(e.text == "".join(ch * e.facts["n"] for ch in kind[0::2]) for e in run.train_examples)
+
+
+def test_predict_mode_stepped_in_pieces_is_its_run():
+    config = {**SMALL, "mode": "predict", "seed": 5, "n_val": 30}
+    run = ec.CountingRun(config)
+    for k in (7, 1, 10 ** 3):
+        run.step(k)
+    assert run.metrics() == ec.train_counting(config)
+    assert 0 <= run.validation_score() <= 1
+
+
+# ---- the probe on an LSTM's cell state -------------------------------------------------------
+def _counting_lstm():
+    """LSTM over "ab", n = 2: unit 0's input and forget gates are open (σ(30)), its candidate is
+    tanh(±3) = ±0.995, so c_0 = 0.995 (a − b read): a counter in c; h_0 = σ(0)·tanh(c_0) saturates
+    beyond a count of 2 or 3. Unit 1 is shut (its gates σ(−30))."""
+    n, z = 2, np.zeros
+    W_ih, b = z((4 * n, 2)), z(4 * n)
+    b[[0, 2]] = 30.0                             # i_0, f_0 open
+    b[[1, 3]] = -30.0                            # i_1, f_1 shut
+    W_ih[4] = [3.0, -3.0]                        # g_0 = tanh(3 x_a − 3 x_b)
+    params = {"W_ih": W_ih, "W_hh": z((4 * n, n)), "b_ih": b, "b_hh": z(4 * n), "Wo": z((2, n)), "bo": z(2)}
+    return SeqModel(SeqModelConfig("lstm", d=2, n=n, n_out=2), params=params)
+
+
+def test_an_lstm_counting_in_its_cell_state_is_found_there_and_not_in_h():
+    model = _counting_lstm()
+    c = ec.counter_metrics(model, "anbn", 8, 24, cell_state=True)
+    h = ec.counter_metrics(model, "anbn", 8, 24)
+    assert c["best_unit"] == 0 and c["best_unit_corr"] > 1 - 1e-9
+    assert c["probe_r2_train"] > 1 - 1e-4 and c["probe_r2_beyond"] > 1 - 1e-4
+    assert h["probe_r2_beyond"] < 0.9 < c["probe_r2_beyond"]
+    # the same model over predict mode's vocabulary "abc.": the ids of a and b are unchanged
+    wide = SeqModel(SeqModelConfig("lstm", d=4, n=2, n_out=2),
+                    params={**model.params, "W_ih": np.pad(model.params["W_ih"], ((0, 0), (0, 2)))})
+    assert ec.counter_metrics(wide, "anbn", 8, 24, cell_state=True, vocab="abc.") == c
+    with pytest.raises(ValueError, match="cell_state"):
+        ec.counter_metrics(_counting_elman(1e-3, 0.0), "anbn", 8, 24, cell_state=True)
+    with pytest.raises(ValueError, match="vocab"):
+        ec.counter_metrics(wide, "anbn", 8, 24, vocab="xyz.")
+    with pytest.raises(ValueError, match="vocab"):
+        ec.counter_metrics(model, "anbn", 8, 24, vocab="abc.")       # d = 2, vocab of 4
+
+
+def test_the_c_probe_of_a_run_is_counter_metrics_on_c_and_minus_one_without_c():
+    run = ec.CountingRun({**SMALL, "cell": "lstm", "seed": 1})
+    run.step(20)
+    m = run.metrics()
+    want = ec.counter_metrics(run.model, "anbn", 4, 7, cell_state=True)
+    assert [m["probe_c_r2_train"], m["probe_c_r2_beyond"], m["best_unit_c"], m["best_unit_c_corr"]] == \
+        [want["probe_r2_train"], want["probe_r2_beyond"], want["best_unit"], want["best_unit_corr"]]
+    gru = ec.train_counting({**SMALL, "epochs": 1})
+    assert [gru[k] for k in ("probe_c_r2_train", "probe_c_r2_beyond", "best_unit_c", "best_unit_c_corr")] == [-1] * 4

@@ -5,13 +5,15 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from gleam import tasks
+from gleam.labs.extrapolation import automata
 from gleam.labs.extrapolation import counting as extrap_counting
 from gleam.cells.names import CELL_NAMES
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from tests.core.test_fuzz import (BAD_SCALARS, BAD_SIZES, E, call, choice, farray, fuzz_entry, iarray,
                                   missing_entries, real, size, sometimes_bad)
 
-MODULES = (extrap_counting,)
+MODULES = (extrap_counting, automata)
 # what the task generator and the config checks name in their messages
 CONFIG_NAMES = ("config", "typo", "n", "block")
 
@@ -22,7 +24,10 @@ def counting_configs():
              "max_train_n": size(2, 3), "max_test_n": size(4, 5)}
     rest = {"cell": choice(CELL_NAMES), "kind": choice(["anbn", "anbncn"]), "lr": real(1e-6, 1),
             "batch_size": size(1, 8), "clip": sometimes_bad(st.sampled_from([None, 1.0]), BAD_SCALARS),
-            "threshold": real(0, 1), "probe_l2": real(1e-9, 1e6), "seed": size(0, 9)}
+            "threshold": real(0, 1), "probe_l2": real(1e-9, 1e6), "seed": size(0, 9),
+            "mode": choice(["accept", "predict"]), "test_stride": size(1, 3), "n_val": size(0, 5),
+            "check_every": size(0, 4), "criterion": real(0, 1),
+            "stop_at": sometimes_bad(st.sampled_from([None, 0.5]), BAD_SCALARS)}
     return st.integers(0, 11).flatmap(lambda k: BAD_SCALARS if k == 0 else st.fixed_dictionaries(
         sizes, optional={**rest, **({"typo": st.just(1)} if k == 1 else {})}))
 
@@ -79,7 +84,39 @@ def metrics_args(draw):
             draw(size(4, 5))), {"l2": draw(real(1e-9, 1e6))}
 
 
+TEXTS = st.lists(st.one_of(st.text("abc", max_size=12), BAD_SCALARS), max_size=4)
+
+
+def _automaton(make):
+    """Fuzz an automaton maker through what it makes: the verdicts on a few texts (any value)."""
+    def run(args, texts):
+        accepts = make(*args)
+        return [accepts(t) for t in texts]
+    run.__qualname__ = f"{make.__name__}(...)(text)"
+    return run
+
+
+def examples_for_accuracy():
+    good = st.builds(lambda n, seed, k: automata.hard_counting(n, seed, "anbn", k), st.integers(1, 4),
+                     st.integers(0, 9), st.integers(1, 4))
+    return sometimes_bad(good, st.one_of(BAD_SCALARS, st.just([]), st.builds(
+        lambda n: tasks.counting(n, 0, "anbn", "predict"), st.integers(1, 3))))
+
+
 TABLE = [
+    E(_automaton(automata.mod_counter), call(st.tuples(size(1, 5), choice(["anbn", "anbncn"])), TEXTS),
+      aliases=("m", "kind"), covers=(automata.mod_counter,)),
+    E(_automaton(automata.length_parity), call(st.tuples(choice(["anbn", "anbncn"])), TEXTS),
+      aliases=("kind",), covers=(automata.length_parity,)),
+    E(_automaton(automata.exact_counter), call(st.tuples(choice(["anbn", "anbncn"])), TEXTS),
+      aliases=("kind",), covers=(automata.exact_counter,)),
+    E(automata.shortcuts, call(choice(["anbn", "anbncn"]))),
+    E(automata.accuracy, call(sometimes_bad(st.just(automata.mod_counter(4)), BAD_SCALARS),
+                              examples_for_accuracy())),
+    E(automata.hard_counting, call(size(1, 5), size(0, 9), choice(["anbn", "anbncn"]),
+                                   size(1, 6), p_positive=real(0, 1))),
+    E(automata.hard_longest, call(choice(["anbn", "anbncn"]), size(1, 10 ** 4))),
+    E(extrap_counting.tested_ns, call(size(2, 5), size(3, 40), size(1, 9))),
     E(extrap_counting.train_counting, call(counting_configs()), aliases=CONFIG_NAMES),
     E(extrap_counting.normalized, call(counting_configs()), aliases=CONFIG_NAMES),
     # a run made, stepped any number of updates (any value as n), and tested as it is then

@@ -10,6 +10,8 @@ from tests.core import test_extrap_analysis, test_extrap_brackets, test_extrap_c
 
 RUNS = {"brackets": lambda **k: brackets.BracketsRun({**test_extrap_brackets.SMALL, **k}),
         "counting": lambda **k: counting.CountingRun({**test_extrap_counting.SMALL, **k}),
+        "counting_lstm": lambda **k: counting.CountingRun({**test_extrap_counting.SMALL, "cell": "lstm", **k}),
+        "counting_predict": lambda **k: counting.CountingRun({**test_extrap_counting.SMALL, "mode": "predict", **k}),
         "sums": lambda **k: sums.SumsRun({**test_extrap_sums.SMALL, "head": "classify", **k}),
         "sums_regress": lambda **k: sums.SumsRun({**test_extrap_sums.SMALL, "split": "value", "head": "regress", **k}),
         "analysis": lambda **k: analysis.AnalysisRun({**test_extrap_analysis.SMALL, **k})}
@@ -26,7 +28,8 @@ def test_every_row_names_a_metric_the_run_measures(name):
     assert [key for key, _, _ in rows if key not in measured] == []
 
 
-@pytest.mark.parametrize("name, classes", [("brackets", 2), ("counting", 2), ("sums", 10), ("analysis", 10)])
+@pytest.mark.parametrize("name, classes", [("brackets", 2), ("counting", 2), ("counting_predict", 4), ("sums", 10),
+                                           ("analysis", 10)])
 def test_a_classifiers_baseline_is_the_loss_of_a_uniform_guess(name, classes):
     assert RUNS[name]().baseline_loss() == pytest.approx(math.log(classes), rel=1e-15)
 

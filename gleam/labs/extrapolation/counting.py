@@ -1,45 +1,88 @@
 """Experiment 2 of the extrapolation lab: does a small recurrent net learn to count?
 
-train_counting(config) trains a many-to-one classify SeqModel (cell: any of CELL_NAMES, width
-n) with gleam.seqmodel.Trainer and Adam on gleam.tasks.counting(kind, mode="accept") examples with
-block (1, max_train_n): the word aᵏbᵏ (aᵏbᵏcᵏ) with probability ½ (target 1), else one of the
-task's near misses of it (a block one letter longer or shorter, or two letters swapped at a
-block boundary; target 0). Inputs are token ids over the letters, "ab" or "abc". It reports,
-as plain numbers (accuracy: the fraction of a set answered right):
-    updates           minibatch updates taken (epochs × ⌈n_train / batch_size⌉ at the end)
-    train_accuracy    over the kept updates of the epoch under way, else the last finished
-                      one's (weights moving; -1 before any update)
-    iid_accuracy      on n_test fresh examples drawn as the training ones (block (1, max_train_n))
-    acc_<k>           k = 1 … max_test_n: on n_test fresh examples with block k exactly (words
-                      and near misses as the task draws them); k > max_train_n is extrapolation
-    largest_n         largest_reached(1 … max_test_n, acc_k, threshold): the largest k with
-                      acc_k' >= threshold for every k' <= k; 0 if acc_1 < threshold
-    probe_r2_train, probe_r2_beyond, best_unit, best_unit_corr   the counter (counter_probe)
-                      in the hidden states of the words aᵏbᵏ(cᵏ): k <= max_train_n ("train
-                      range") and max_train_n < k <= max_test_n ("beyond"), every character
-The counter. A linear ridge probe (gleam.instruments.probes.fit_probe, kind "regress", l2 = probe_l2)
+train_counting(config) trains a SeqModel (cell: any of CELL_NAMES, width n) with
+gleam.seqmodel.Trainer and Adam on aⁿbⁿ (kind "anbn") or aⁿbⁿcⁿ ("anbncn"), block (1, max_train_n),
+in one of two modes (config "mode"):
+    "accept"   many-to-one, accept or reject a text over the letters ("ab" or "abc"):
+               gleam.tasks.counting(kind, "accept") examples, the word aᵏbᵏ(cᵏ) with probability ½
+               (target 1), else one of the task's near misses of it (a block one letter longer or
+               shorter, two letters swapped at a block boundary, or one letter moved across one)
+    "predict"  many-to-many next-character prediction over NEXT = "abc." (4 inputs, 4 classes; the
+               literature's setting): the words aᵏbᵏ(cᵏ), the loss on the deterministic steps only
+               (gleam.tasks.encode(..., loss_on="deterministic"): after the first b every next
+               character is fixed, the end "." included; while a's are read it is not)
+The tested blocks k (tested_ns) are 1 … 2·max_train_n, then every test_stride-th up to
+max_test_n, and max_test_n (defaults 8, 8, 80: k = 1 … 16, 24, 32, …, 80); a metric's name carries
+its k. Metrics, as plain numbers (accuracy: the fraction of a set answered right):
+    updates           minibatch updates taken
+    train_accuracy    over the kept updates of the epoch under way, else the last finished one's
+                      (weights moving; -1 before any update); predict: over the loss steps
+    iid_accuracy      on n_test fresh examples drawn as the training ones (block (1, max_train_n));
+                      predict: the fraction of deterministic steps predicted right, pooled
+mode "accept":
+    acc_<k>           on n_test fresh gleam.tasks.counting examples of block k exactly (the word
+                      and the task's near misses); k > max_train_n is extrapolation
+    largest_n         largest_reached(tested_ns, acc_k, threshold): the largest tested k with
+                      acc_k' >= threshold for every tested k' <= k; 0 if acc_1 < threshold
+    hard_<k>          on n_test examples of automata.hard_counting(block=k): the word with
+                      probability ½, else a⁺b⁺(c⁺) with counts off by d = 1 … 12 ("near") or far
+                      from the diagonal (gleam.labs.extrapolation.automata has the rule)
+    hard_largest_n    largest_reached(tested_ns, hard_k, threshold)
+    largest_n_censored, hard_largest_n_censored   1 if that value is max_test_n, the largest k
+                      tested (the model may reach further: a censored value), else 0
+    <a>_iid_accuracy, <a>_largest_n, <a>_hard_largest_n, <a>_hard_<k>   the same of the
+                      automata a = mod2, mod3, mod4, parity (automata.shortcuts(kind)) on the same
+                      sets: they do not depend on the model (scored once, in __init__); a value
+                      of max_test_n is censored likewise
+mode "predict":
+    predict_<k>       1 if the word aᵏbᵏ(cᵏ) has every deterministic step predicted right, else 0
+                      (one word per k)
+    predict_largest_n largest_reached(tested_ns, predict_k, 1.0); predict_largest_n_censored as above
+both modes: probe_r2_train, probe_r2_beyond, best_unit, best_unit_corr (the counter probe on the
+    hidden states h), and probe_c_r2_train, probe_c_r2_beyond, best_unit_c, best_unit_c_corr (the
+    same probe on an LSTM's cell states c; -1 for every other cell, which has no c). [h; c]
+    together is not probed.
+What the sets can show. The task's near misses change #a − #b (or #b − #c) by at most 2, so
+finite automata answer them: automata.mod_counter(m) (a⁺b⁺ and #a − #b ≡ 0 mod m) scores 1.0
+on every aⁿbⁿ set of the task's (the iid, validation and acc_k sets, at every k) for any m >= 3,
+and on every aⁿbⁿcⁿ one for any m >= 2; automata.length_parity (a⁺b⁺(c⁺) and the number of
+blocks divides the length) is wrong only on the "shift" near misses of k >= 2 (about a sixth of a
+set). So iid_accuracy (and `learned`), acc_k and largest_n can be had without a counter. The hard
+sets cannot: mod_counter(m) is wrong on about 1/(2m) of each (m = 2, 3, 4: accuracy about 0.75,
+0.83, 0.87), length_parity on about a quarter, at every k >= 3 (n_test is 200 so that 0.87 lies
+more than three standard errors below the threshold 0.95). A larger modulus is caught less:
+mod_counter(m) is wrong on near texts only for m <= 12, and on the far texts of block k only for
+m < 2k. A finite set never rules out every finite automaton: hard_k >= threshold rules out these
+residues, and the probe looks for the counter itself. A hard set's negatives can be longer than
+its word: a near one's blocks exceed k by up to 12 letters (more at small k, where its counts are
+lifted to 1 and above), a far one's reach 2k, so hard_k reads blocks longer than max_train_n even
+for some k <= max_train_n.
+The counter probe. A linear ridge probe (gleam.instruments.probes.fit_probe, kind "regress", l2 = probe_l2)
 reads the label "a_minus_b" (letters a read minus letters b read; for aⁿbⁿcⁿ also "b_minus_c",
-R² then the mean over the two) from the state after each character. There is one word per k,
-so a probe is held out by word: probe_r2_train is the pooled leave-one-word-out R² over the
-train range (for each k, a probe fitted on the other words' states predicts word k's;
-R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)² over all those predictions, per output). probe_r2_beyond is the
-R² of the probe fitted on every train-range word, on the beyond words' states (R² can be
-below 0: worse than the beyond set's mean). best_unit is the hidden unit with the largest
-|Pearson correlation| with a_minus_b over the train-range states (the first on a tie), and
+R² then the mean over the two) from the state after each character of the words aᵏbᵏ(cᵏ):
+k <= max_train_n ("train range") and max_train_n < k <= max_test_n ("beyond", every such k, not
+only tested_ns). There is one word per k, so a probe is held out by word: probe_r2_train is the
+pooled leave-one-word-out R² over the train range (for each k, a probe fitted on the other words'
+states predicts word k's; R² = 1 − Σ(y − ŷ)²/Σ(y − ȳ)² over all those predictions, per output).
+probe_r2_beyond is the R² of the probe fitted on every train-range word, on the beyond words'
+states (R² can be below 0: worse than the beyond set's mean). best_unit is the unit with the
+largest |Pearson correlation| with a_minus_b over the train-range states (the first on a tie), and
 best_unit_corr that |correlation| (unit_correlations: 0 for a constant unit).
 The penalty is on the raw states (not standardised): a unit whose variance is far below l2
-has its weight shrunk away (the default runs' units vary far more: variances of 0.02 to 0.7).
+has its weight shrunk away. An LSTM's c is unbounded (|c_t| <= t), and where it counts it
+carries the count linearly; h = o·tanh(c) squashes it.
 The threshold (0.95) and probe_l2 (1e-3) are fixed a priori, not tuned on results.
-What accuracy can show: the task's "count" and "order" near misses are caught without counting
-(a finite automaton that accepts iff the text is a⁺b⁺(c⁺) and B divides its length rejects them
-all); its "shift" near misses (one letter moved across a block boundary, the length kept) are
-not, for k >= 2 — about a sixth of a set — so an accuracy above that automaton's needs a counter.
-The probe is what looks for the counter itself.
+Trained to a criterion (gleam.labs.stepped: n_val, check_every, criterion, stop_at): the
+validation set is n_val examples drawn as the training ones; validation_score() is the accuracy
+on it (predict: the deterministic steps' accuracy), heldin_score the iid_accuracy; run() then
+adds learned, val_score, kept_updates and heldin_score. As said above, learned (iid_accuracy >=
+criterion) in accept mode does not need a counter: mod_counter(4) scores 1.0 on aⁿbⁿ's iid set.
 CountingRun(config) is the same run taken a few updates at a time (gleam.labs.stepped):
-stepped to the end it is train_counting's. Seeding: SeedSequence(seed) spawns the training
-examples, the test sets (the iid set and each block k's set its own child, so acc_k does not
-depend on max_test_n), the initial weights and the shuffling order; every test set is made in
-__init__. The probe's words need no seed: aᵏbᵏ(cᵏ) is one word.
+stepped to the end it is train_counting's. Seeding: SeedSequence(seed) spawns six children: the
+training examples, the near-miss test sets (the iid set and each block k's set its own child of
+1 + max_test_n, so acc_k depends neither on max_test_n nor on test_stride), the initial weights,
+the shuffling order, the validation set and the hard sets (block k: child k − 1 of max_test_n).
+Every test set is made in __init__. The probe's words need no seed: aᵏbᵏ(cᵏ) is one word.
 
     {"run": "gleam.labs.extrapolation.counting:train_counting",
      "grid": {"kind": ["anbn", "anbncn"], "seed": [0, 1, 2, 3, 4]}}
@@ -53,20 +96,35 @@ from gleam.cells.names import CELL_NAMES
 from gleam.instruments.probes import r2_score, fit_probe
 from gleam.instruments.states import flatten_states
 from gleam.seqmodel import SeqModel
+from gleam.labs.extrapolation import automata
 from gleam.labs.stepped import SteppedRun, adam_model
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS, MAX_EXAMPLES
-from gleam.tasks.anbn import KINDS
+from gleam.tasks.anbn import KINDS, NEXT
 
-__all__ = ["train_counting", "CountingRun", "DEFAULTS", "normalized", "largest_reached",
-           "unit_correlations", "counter_probe", "counter_metrics", "LETTERS"]
+__all__ = ["train_counting", "CountingRun", "DEFAULTS", "MODES", "normalized", "largest_reached",
+           "unit_correlations", "counter_probe", "counter_metrics", "tested_ns", "LETTERS"]
 
-DEFAULTS = {"cell": "gru_torch", "n": 8, "kind": "anbn", "max_train_n": 8, "max_test_n": 24,
-            "n_train": 2000, "n_test": 100, "epochs": 10, "batch_size": 32, "lr": 0.01,
-            "clip": 5.0, "threshold": 0.95, "probe_l2": 1e-3, "seed": 0}
+DEFAULTS = {"cell": "gru_torch", "n": 8, "kind": "anbn", "mode": "accept", "max_train_n": 8,
+            "max_test_n": 80, "test_stride": 8, "n_train": 2000, "n_test": 200, "epochs": 10,
+            "batch_size": 32, "lr": 0.01, "clip": 5.0, "threshold": 0.95, "probe_l2": 1e-3,
+            "n_val": 0, "check_every": 0, "criterion": 0.98, "stop_at": None, "seed": 0}
+MODES = ("accept", "predict")
 LETTERS = {"anbn": "ab", "anbncn": "abc"}
 MAX_WIDTH, MAX_EPOCHS, MAX_N = 512, 10 ** 4, 256
 CHUNK = 256                 # test examples run through the model at once
+NO_C = {"probe_c_r2_train": -1.0, "probe_c_r2_beyond": -1.0, "best_unit_c": -1, "best_unit_c_corr": -1.0}
+
+
+def tested_ns(max_train_n, max_test_n, stride):
+    """The tested blocks: 1 … 2·max_train_n, then every stride-th k up to max_test_n, and
+    max_test_n (2 <= max_train_n < max_test_n <= MAX_N, stride >= 1) -> increasing ints."""
+    top = checks.integer("max_train_n", max_train_n, minimum=2, maximum=MAX_N - 1)
+    last = checks.integer("max_test_n", max_test_n, minimum=top + 1, maximum=MAX_N)
+    stride = checks.integer("stride", stride, minimum=1, maximum=MAX_N)
+    dense = min(2 * top, last)
+    return list(range(1, dense + 1)) + [k for k in range(dense + stride, last, stride)] + (
+        [last] if last > dense else [])
 
 
 def _config(config):
@@ -78,23 +136,35 @@ def _config(config):
     kind = checks.one_of("config['kind']", c["kind"], KINDS)
     top = size("max_train_n", 2, MAX_N - 1)
     out = dict(c, cell=checks.one_of("config['cell']", c["cell"], CELL_NAMES), kind=kind,
+               mode=checks.one_of("config['mode']", c["mode"], MODES),
                n=size("n", hi=MAX_WIDTH), max_train_n=top, max_test_n=size("max_test_n", top + 1, MAX_N),
+               test_stride=size("test_stride", hi=MAX_N),
                n_train=size("n_train"), n_test=size("n_test"), epochs=size("epochs", hi=MAX_EPOCHS),
                batch_size=size("batch_size"),
                lr=checks.number("config['lr']", c["lr"], 0, 1, strict_min=True),
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                threshold=checks.number("config['threshold']", c["threshold"], 0, 1),
                probe_l2=checks.number("config['probe_l2']", c["probe_l2"], 0, 1e6, strict_min=True),
+               n_val=size("n_val", 0), check_every=size("check_every", 0),
+               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
+               stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
                seed=checks.integer("config['seed']", c["seed"], minimum=0))
+    if out["check_every"] and not out["n_val"]:
+        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
     B, last = len(LETTERS[kind]), out["max_test_n"]
-    # characters made: the training examples, and the test sets of every block k <= max_test_n
-    checks.entries("config['n_train']", out["n_train"], (out["n_train"], B * top + 1), MAX_CHARS)
-    checks.entries("config['n_test']", out["n_test"], (out["n_test"], B * last * (last + 1) // 2 + last),
-                   MAX_CHARS)
+    ns = tested_ns(top, last, out["test_stride"])
+    # characters made: the training and validation examples, and the test sets of every tested k
+    # (accept: the task's, at most B·k + 1 characters, and the hard ones; predict: the iid set)
+    for name in ("n_train", "n_val"):
+        checks.entries(f"config[{name!r}]", out[name], (out[name], B * top + 1), MAX_CHARS)
+    per_test = (sum(B * k + 1 + automata.hard_longest(kind, k) for k in ns) if out["mode"] == "accept"
+                else B * top + 1)
+    checks.entries("config['n_test']", out["n_test"], (out["n_test"], per_test), MAX_CHARS)
     # the largest array of one forward: (T, batch, 4n) gates
-    batch = max(min(out["batch_size"], out["n_train"]), min(CHUNK, out["n_test"]), last)
+    longest = automata.hard_longest(kind, last) if out["mode"] == "accept" else B * last + 1
+    batch = max(min(out["batch_size"], out["n_train"]), min(CHUNK, max(out["n_test"], out["n_val"])), last)
     checks.entries("config's max_test_n, n_test and n", (last, out["n_test"], out["n"]),
-                   (B * last + 1, batch, 4 * out["n"]))
+                   (longest, batch, 4 * out["n"]))
     return out
 
 
@@ -189,10 +259,10 @@ def counter_probe(X, y, groups, X_beyond, y_beyond, l2=1e-3):
             "best_unit": best, "best_unit_corr": float(corr[best])}
 
 
-def _words(kind, ks):
-    """The words aᵏbᵏ(cᵏ) for k in ks, encoded, with their labels -> (SeqData, labels (T, B, K))."""
+def _words(kind, ks, vocab):
+    """The words aᵏbᵏ(cᵏ) for k in ks, encoded over vocab, with their labels -> (SeqData, labels (T, B, K))."""
     words = [tasks.counting(1, 0, kind, "accept", block=k, p_positive=1.0)[0] for k in ks]
-    data = tasks.encode(words, LETTERS[kind])
+    data = tasks.encode(words, vocab)
     names = ("a_minus_b", "b_minus_c")[:len(LETTERS[kind]) - 1]
     labels = np.zeros(data.mask.shape + (len(names),))
     for b, w in enumerate(words):
@@ -201,82 +271,183 @@ def _words(kind, ks):
     return data, labels
 
 
-def _states(model, data, labels):
+def _states(model, data, labels, cell_state):
     """(rows (N, n), labels (N, K), word (N,)) of every character of the encoded words."""
-    X, index = flatten_states(model.hidden_states(data.X, data.mask), data.mask)
+    X, index = flatten_states(model.hidden_states(data.X, data.mask, cell_state=cell_state), data.mask)
     return X, labels[index[:, 0], index[:, 1]], index[:, 1]
 
 
-def counter_metrics(model, kind, max_train_n, max_test_n, l2=1e-3):
-    """counter_probe on the hidden states of `model` (a SeqModel over token ids LETTERS[kind])
-    reading the words aᵏbᵏ(cᵏ), k = 1 … max_train_n (train range, each word a group) and
-    max_train_n < k <= max_test_n (beyond); 2 <= max_train_n < max_test_n <= MAX_N."""
+def counter_metrics(model, kind, max_train_n, max_test_n, l2=1e-3, cell_state=False, vocab=None):
+    """counter_probe on the states of `model` (a SeqModel over token ids of vocab, default
+    LETTERS[kind]; any vocab holding the letters, as predict mode's NEXT) reading the words
+    aᵏbᵏ(cᵏ), k = 1 … max_train_n (train range, each word a group) and max_train_n < k <=
+    max_test_n (beyond); 2 <= max_train_n < max_test_n <= MAX_N. The states are h, or an LSTM's
+    cell states c if cell_state (ValueError for another cell)."""
     if not isinstance(model, SeqModel):
         raise ValueError(f"model must be a gleam.seqmodel.SeqModel, got {type(model).__name__}")
     kind = checks.one_of("kind", kind, KINDS)
-    if model.config.d != len(LETTERS[kind]):
-        raise ValueError(f"model reads d = {model.config.d} inputs, but kind {kind!r} has "
-                         f"{len(LETTERS[kind])} letters")
+    vocab = LETTERS[kind] if vocab is None else vocab
+    if not (isinstance(vocab, str) and set(LETTERS[kind]) <= set(vocab) and len(set(vocab)) == len(vocab)):
+        raise ValueError(f"vocab must be a str of distinct characters holding {LETTERS[kind]!r}, got {vocab!r:.80}")
+    if model.config.d != len(vocab):
+        raise ValueError(f"model reads d = {model.config.d} inputs, but vocab {vocab!r} (kind {kind!r}) "
+                         f"has {len(vocab)} characters")
     top = checks.integer("max_train_n", max_train_n, minimum=2, maximum=MAX_N - 1)
     last = checks.integer("max_test_n", max_test_n, minimum=top + 1, maximum=MAX_N)
+    cell_state = checks.flag("cell_state", cell_state)
     checks.entries("model", "its width", (len(LETTERS[kind]) * last + 1, last, 4 * model.config.n))
-    X, y, word = _states(model, *_words(kind, range(1, top + 1)))
-    Xb, yb, _ = _states(model, *_words(kind, range(top + 1, last + 1)))
+    X, y, word = _states(model, *_words(kind, range(1, top + 1), vocab), cell_state)
+    Xb, yb, _ = _states(model, *_words(kind, range(top + 1, last + 1), vocab), cell_state)
     return counter_probe(X, y, word, Xb, yb, l2)
 
 
 class CountingRun(SteppedRun):
     """One configuration of train_counting, trained a few updates at a time (gleam.labs.stepped:
     stepped to the end in any pieces, it is train_counting's run). The test sets are made once:
-    iid_examples, and per_n_examples[k] for k = 1 … max_test_n (block k exactly)."""
+    iid_examples, and for k in tested_ns: accept mode, per_n_examples[k] (the task's, block k exactly)
+    and hard_examples[k] (automata.hard_counting); predict mode, per_n_examples[k] the word.
+    val_examples: the validation set (empty when n_val is 0). automata_metrics: the automata's
+    scores on these sets (accept mode; {} in predict mode)."""
 
     def __init__(self, config):
         c = _config(config)
-        data_ss, test_ss, self._weights_ss, self._order_ss = np.random.SeedSequence(c["seed"]).spawn(4)
-        self.vocab = LETTERS[c["kind"]]
-        train = (1, c["max_train_n"])
-        self.train_examples = tasks.counting(c["n_train"], child_seed(data_ss), c["kind"], "accept", block=train)
+        data_ss, test_ss, self._weights_ss, self._order_ss, val_ss, hard_ss = \
+            np.random.SeedSequence(c["seed"]).spawn(6)
+        kind, mode, train = c["kind"], c["mode"], (1, c["max_train_n"])
+        self.vocab, self._mode = (LETTERS[kind] if mode == "accept" else NEXT), mode
+        self.tested_ns = tested_ns(c["max_train_n"], c["max_test_n"], c["test_stride"])
+
+        def draw(count, ss, block=train):
+            return tasks.counting(count, child_seed(ss), kind, mode, block=block)
+
+        self.train_examples = draw(c["n_train"], data_ss)
+        self.val_examples = draw(c["n_val"], val_ss) if c["n_val"] else []
         iid_ss, *block_ss = test_ss.spawn(1 + c["max_test_n"])
-        self.iid_examples = tasks.counting(c["n_test"], child_seed(iid_ss), c["kind"], "accept", block=train)
-        self.per_n_examples = {k: tasks.counting(c["n_test"], child_seed(s), c["kind"], "accept", block=k)
-                               for k, s in enumerate(block_ss, start=1)}
-        self._iid = tasks.encode(self.iid_examples, self.vocab)
-        self._per_n = {k: tasks.encode(e, self.vocab) for k, e in self.per_n_examples.items()}
-        super().__init__(c, tasks.encode(self.train_examples, self.vocab), c["epochs"], c["batch_size"])
+        self.iid_examples = draw(c["n_test"], iid_ss)
+        self.hard_examples, self.automata_metrics = {}, {}
+        if mode == "accept":
+            hard_block_ss = hard_ss.spawn(c["max_test_n"])
+            self.per_n_examples = {k: draw(c["n_test"], block_ss[k - 1], k) for k in self.tested_ns}
+            self.hard_examples = {k: automata.hard_counting(c["n_test"], child_seed(hard_block_ss[k - 1]), kind, k)
+                                  for k in self.tested_ns}
+            self.automata_metrics = self._automata_metrics(c)
+        else:
+            self.per_n_examples = {k: tasks.counting(1, 0, kind, mode, block=k) for k in self.tested_ns}
+        self._iid, self._val = self._encode(self.iid_examples), self._encode(self.val_examples or None)
+        self._per_n = {k: self._encode(e) for k, e in self.per_n_examples.items()}
+        self._hard = {k: self._encode(e) for k, e in self.hard_examples.items()}
+        super().__init__(c, self._encode(self.train_examples), c["epochs"], c["batch_size"])
+
+    def _encode(self, examples):
+        if examples is None:
+            return None
+        if self._mode == "accept":
+            return tasks.encode(examples, self.vocab)
+        return tasks.encode(examples, self.vocab, per_char=True, loss_on="deterministic")
+
+    def _automata_metrics(self, c):
+        out = {}
+        for name, accepts in automata.shortcuts(c["kind"]).items():
+            acc = [automata.accuracy(accepts, self.per_n_examples[k]) for k in self.tested_ns]
+            hard = [automata.accuracy(accepts, self.hard_examples[k]) for k in self.tested_ns]
+            out.update({f"{name}_iid_accuracy": automata.accuracy(accepts, self.iid_examples),
+                        f"{name}_largest_n": largest_reached(self.tested_ns, acc, c["threshold"]),
+                        f"{name}_hard_largest_n": largest_reached(self.tested_ns, hard, c["threshold"]),
+                        **{f"{name}_hard_{k}": a for k, a in zip(self.tested_ns, hard)}})
+        return out
 
     def new_model(self):
         c = self.config
-        return adam_model(c, len(self.vocab), c["n"], 2, self._weights_ss, self._order_ss)
+        d = len(self.vocab)
+        if c["mode"] == "accept":
+            return adam_model(c, d, c["n"], 2, self._weights_ss, self._order_ss)
+        return adam_model(c, d, c["n"], d, self._weights_ss, self._order_ss, many_to_many=True)
 
-    def _accuracy(self, data):
-        right = 0
+    def _right(self, data):
+        """(answers right, answers, words) on a SeqData: accept, an answer per example; predict, one
+        per loss step, and words (N,): the examples with every loss step right (None in accept mode)."""
+        right = total = 0
+        words = []
         for i in range(0, len(data), CHUNK):
             b = data.subset(np.arange(i, min(i + CHUNK, len(data))))
-            right += int(np.sum(self.model.predict(b.X, b.mask) == b.targets))
-        return right / len(data)
+            pred = self.model.predict(b.X, b.mask)
+            if self.config["mode"] == "accept":
+                right, total = right + int(np.sum(pred == b.targets)), total + len(pred)
+                continue
+            keep = b.target_mask
+            ok = (pred == b.targets) | ~keep
+            right, total = right + int(np.sum((pred == b.targets) & keep)), total + int(keep.sum())
+            words.append(ok.all(axis=0))
+        return right, total, (np.concatenate(words) if words else None)
+
+    def _accuracy(self, data):
+        right, total, _ = self._right(data)
+        return right / total
 
     def evaluate(self):
         """The metrics of train_counting (module docstring) for the model as it is now."""
-        c = self.config
-        train_accuracy = self.train_accuracy()
-        acc = {k: self._accuracy(d) for k, d in self._per_n.items()}
-        return {"train_accuracy": -1.0 if math.isnan(train_accuracy) else float(train_accuracy),
-                "iid_accuracy": self._accuracy(self._iid),
-                **{f"acc_{k}": a for k, a in acc.items()},
-                "largest_n": largest_reached(list(acc), list(acc.values()), c["threshold"]),
-                **counter_metrics(self.model, c["kind"], c["max_train_n"], c["max_test_n"], c["probe_l2"])}
+        c, ns = self.config, self.tested_ns
+        fit = self.train_accuracy()
+        out = {"train_accuracy": -1.0 if math.isnan(fit) else float(fit), "iid_accuracy": self._accuracy(self._iid)}
+
+        def horizon(name, values, threshold):
+            reached = largest_reached(ns, values, threshold)
+            out.update({f"{name}_{k}": v for k, v in zip(ns, values)})
+            return reached, int(reached == ns[-1])
+
+        if c["mode"] == "accept":
+            reached, censored = horizon("acc", [self._accuracy(self._per_n[k]) for k in ns], c["threshold"])
+            hard, hard_censored = horizon("hard", [self._accuracy(self._hard[k]) for k in ns], c["threshold"])
+            out.update(largest_n=reached, largest_n_censored=censored, hard_largest_n=hard,
+                       hard_largest_n_censored=hard_censored, **self.automata_metrics)
+        else:
+            right = [int(self._right(self._per_n[k])[2][0]) for k in ns]
+            reached, censored = horizon("predict", right, 1.0)
+            out.update(predict_largest_n=reached, predict_largest_n_censored=censored)
+        probe = (c["kind"], c["max_train_n"], c["max_test_n"], c["probe_l2"])
+        out.update(counter_metrics(self.model, *probe, vocab=self.vocab))
+        if c["cell"] == "lstm":
+            out.update({k.replace("probe_", "probe_c_").replace("best_unit", "best_unit_c"): v for k, v in
+                        counter_metrics(self.model, *probe, cell_state=True, vocab=self.vocab).items()})
+        else:
+            out.update(NO_C)
+        return out
+
+    def validation_score(self):
+        """Accuracy on the validation set (predict: over its deterministic steps)."""
+        return self._accuracy(self._val)
+
+    def heldin_score(self, metrics):
+        return metrics["iid_accuracy"]
 
     def baseline_loss(self):
-        return math.log(2)                  # accept or reject
+        """The loss of a uniform guess: ln 2 (accept or reject), ln 4 (predict: one of "abc.")."""
+        return math.log(2 if self.config["mode"] == "accept" else len(NEXT))
 
     def table_rows(self):
-        c = self.config
-        ns = sorted({c["max_train_n"], *range(4, c["max_test_n"] + 1, 4)})
-        return ([("iid_accuracy", "in-distribution accuracy", "f3"), ("largest_n", "largest n", "horizon")]
-                + [(f"acc_{n}", f"accuracy at n = {n}", "f3") for n in ns]
-                + [("probe_r2_train", "counter probe R², trained n", "f2"),
-                   ("probe_r2_beyond", "counter probe R², larger n", "f2"),
-                   ("best_unit_corr", "best single unit |r|", "f2")])
+        c, top = self.config, self.config["max_train_n"]
+        shown = [k for k in self.tested_ns if k in (top, top + 1, 2 * top, c["max_test_n"])]
+        if c["mode"] == "accept":
+            rows = [("iid_accuracy", "in-distribution accuracy", "f3"),
+                    ("largest_n", "largest n, task's near misses", "horizon"),
+                    ("hard_largest_n", "largest n, hard set", "horizon"),
+                    ("mod4_iid_accuracy", "mod-4 automaton, in-distribution accuracy", "f3"),
+                    ("mod4_largest_n", "mod-4 automaton, largest n, near misses", "horizon"),
+                    ("mod4_hard_largest_n", "mod-4 automaton, largest n, hard set", "horizon")]
+            rows += [(f"acc_{k}", f"accuracy at n = {k}", "f3") for k in shown]
+            rows += [(f"hard_{k}", f"hard-set accuracy at n = {k}", "f3") for k in shown]
+        else:
+            rows = [("iid_accuracy", "in-distribution next-character accuracy", "f3"),
+                    ("predict_largest_n", "largest n predicted right", "horizon")]
+            rows += [(f"predict_{k}", f"word right at n = {k}", "f2") for k in shown]
+        rows += [("probe_r2_train", "counter probe R² on h, trained n", "f2"),
+                 ("probe_r2_beyond", "counter probe R² on h, larger n", "f2"),
+                 ("best_unit_corr", "best single unit of h, |r|", "f2")]
+        if c["cell"] == "lstm":
+            rows += [("probe_c_r2_train", "counter probe R² on c, trained n", "f2"),
+                     ("probe_c_r2_beyond", "counter probe R² on c, larger n", "f2"),
+                     ("best_unit_c_corr", "best single unit of c, |r|", "f2")]
+        return rows
 
 
 def normalized(config):
@@ -286,5 +457,6 @@ def normalized(config):
 
 
 def train_counting(config):
-    """Train on aⁿbⁿ (or aⁿbⁿcⁿ) accept/reject, test per n and probe the counter -> metrics."""
+    """Train on aⁿbⁿ (or aⁿbⁿcⁿ), accept/reject or next-character prediction, test per n and
+    probe the counter -> metrics (module docstring)."""
     return CountingRun(config).run()
