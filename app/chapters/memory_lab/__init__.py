@@ -2,21 +2,22 @@
 noise, and the carry and admission of the gated paths and of the plain RNN; three presets; the
 table of accuracy, mean margin, median sensitivity and half-life per path, exactly the reference
 program's (5,000 trials, seed 46); and the state trajectories of four trials. A setting every
-path passes is named as what it is: a negative control. Then trained models: the build's sweeps
-as tables and plots (.trained), and one configuration retrained in the page (.retrain), chosen
-by the controls task, cell, forget bias, backward horizon and seed.
+path passes is named as what it is: a negative control. Then trained models: the shipped
+records of the lab's experiments as tables and plots (.trained), and one setting retrained in the
+page at a short budget, a demonstration that may not learn (.retrain), chosen by the controls
+task, cell, parameter budget, learning rate, forget bias, backward horizon and seed.
 """
 import numpy as np
 import panel as pn
 import param
 
 from app.chapters.base import ChapterViewer
-from app.chapters.memory_lab.retrain import HORIZONS, TASKS, config_of, new_retrain
+from app.chapters.memory_lab.retrain import BIASES, BUDGETS, DEMO, HORIZONS, LRS, TASKS, config_of, new_retrain
 from app.chapters.memory_lab.trained import CELLS, TrainedResults
 from app.widgets.figures import LinePlot
 from app.widgets.page import card, gv, html_pane, table, wrap_row
 from app.widgets.theme import PALETTE
-from content import fmt_fixed
+from content import fmt_comma, fmt_fixed
 from gleam.labs.memory import carry as memory
 
 TRIALS, SEED = 5000, 46
@@ -48,7 +49,8 @@ class MemoryLabChapter(ChapterViewer):
 
     chapter_id = "memory"
     url_names = {"noise_sd": "noise", "gated_carry": "gc", "gated_admission": "ga",
-                 "elman_carry": "rc", "elman_admission": "ra", "forget_bias": "fb", "horizon": "k"}
+                 "elman_carry": "rc", "elman_admission": "ra", "params": "budget", "forget_bias": "fb",
+                 "horizon": "k"}
 
     delay = param.Integer(default=DEFAULT["delay"], bounds=(0, MAX_DELAY), label="Delay (noisy steps)")
     noise_sd = param.Number(default=DEFAULT["noise_sd"], bounds=(0.0, 1.0), step=0.01,
@@ -66,7 +68,9 @@ class MemoryLabChapter(ChapterViewer):
     preset_misgated = param.Event(label="Misgated: a short time constant")
     task = param.Selector(default=next(iter(TASKS)), objects=list(TASKS), label="Task")
     cell = param.Selector(default="lstm", objects=list(CELLS), label="Cell")
-    forget_bias = param.Selector(default=1.0, objects=[0.0, 1.0, 3.0], label="LSTM forget-gate bias")
+    params = param.Selector(default=BUDGETS[0], objects=BUDGETS, label="Parameter budget")
+    lr = param.Selector(default=LRS[0], objects=LRS, label="Learning rate")
+    forget_bias = param.Selector(default=1.0, objects=BIASES, label="LSTM forget-gate bias")
     horizon = param.Selector(default="full", objects=list(HORIZONS), label="Backward horizon k")
     seed = param.Integer(default=0, bounds=(0, 10 ** 6), label="Seed")
 
@@ -87,9 +91,9 @@ class MemoryLabChapter(ChapterViewer):
         self._recompute()
 
     def _config(self):
-        return config_of(self.task, self.cell, self.forget_bias, self.horizon, self.seed)
+        return config_of(self.task, self.cell, self.params, self.lr, self.forget_bias, self.horizon, self.seed)
 
-    @param.depends("task", "cell", "forget_bias", "horizon", "seed", watch=True)
+    @param.depends("task", "cell", "params", "lr", "forget_bias", "horizon", "seed", watch=True)
     def _on_config(self):
         self.retrain.replace(self._config())
         if "forget_bias" in self._widgets:
@@ -115,11 +119,19 @@ class MemoryLabChapter(ChapterViewer):
         carry = card(wrap_row(controls, views, basis=420), layout=pn.Column, max_width=1100)
         choices = [self.control("task", w.Select, width=190), self.control("cell", w.Select, width=120,
                                                                                 options={v: k for k, v in CELLS.items()}),
+                   self.control("params", w.Select, width=150, options={f"~{fmt_comma(p)}": p for p in BUDGETS}),
+                   self.control("lr", w.Select, width=130, options={f"{lr:g}": lr for lr in LRS}),
                    self.control("forget_bias", w.Select, width=150, disabled=self.cell != "lstm"),
                    self.control("horizon", w.Select, width=150,
                                 options={("full backpropagation" if k == "full" else k): k for k in HORIZONS}), self.control("seed", w.IntInput, width=100)]
+        demo = (f"<h3>Retrain one setting here: a demonstration</h3><div class='gl-note'>The page trains the "
+                f"chosen setting on {gv('memory.retrain.demo_n_train', fmt_comma(DEMO['n_train']))} examples for "
+                f"{gv('memory.retrain.demo_epochs', DEMO['epochs'])} epochs, every update taken — no validation, no "
+                "early stopping — a short budget a browser can afford: it may not learn. The shipped run of the same "
+                "setting, beside it, trained longer, to the criterion (see the tables above), so the two are not "
+                "expected to agree.</div>")
         return pn.Column(carry, card(self.trained.panel(), layout=pn.Column, max_width=1100),
-                         card(html_pane("<h3>Retrain one configuration here</h3>"), self.retrain.panel(choices),
+                         card(html_pane(demo), self.retrain.panel(choices),
                               layout=pn.Column, max_width=1100), sizing_mode="stretch_width")
 
     # ------------------------------------------------------------ controls
@@ -172,6 +184,7 @@ class MemoryLabChapter(ChapterViewer):
 
     def values(self):
         out = {**self.trained.values(), **self.retrain.values(), "memory.error": self._error, "memory.verdict": self.verdict(),
+               "memory.retrain.demo_n_train": fmt_comma(DEMO["n_train"]), "memory.retrain.demo_epochs": str(DEMO["epochs"]),
                "memory.trials": f"{TRIALS:,}", "memory.seed": str(SEED)}
         for arch in PATHS:
             r = None if self._rows is None else self._rows[arch]
