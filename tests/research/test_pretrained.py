@@ -43,8 +43,11 @@ def test_the_shipped_records_are_every_config_of_every_spec_with_their_provenanc
         records = pretrained.results(lab)[name]
         assert [r["key"] for r in records] == [config_key(c) for c in configs]
         for r, c in zip(records, configs):
-            assert r["status"] == "ok" and r["config"] == c and r["seconds"] > 0
-            assert r["metrics"]["learned"] in (0, 1) and r["curve"] and "weights" not in r
+            assert r["status"] == "ok" and r["config"] == c and r["seconds"] > 0 and "weights" not in r
+            if not c.get("check_every"):        # not trained to a criterion (the extrapolation lab, today)
+                assert "curve" not in r and "learned" not in r["metrics"]
+                continue
+            assert r["metrics"]["learned"] in (0, 1) and r["curve"]
             # the criterion decides "learned" on the held-in test, as gleam.labs.stepped says
             assert r["metrics"]["learned"] == int(r["metrics"]["heldin_score"] >= c["criterion"])
             updates = [u for u, _ in r["curve"]]
@@ -58,20 +61,22 @@ def test_each_experiments_sample_run_again_gives_its_shipped_record(lab, name):
     again = run_one(pretrained.SPECS[lab][name]["run"], pretrained.SAMPLES[lab][name])
     assert again["status"] == "ok", again.get("error")
     same(again["metrics"], shipped["metrics"])
-    same(again["curve"], shipped["curve"], "curve")
+    same(again.get("curve"), shipped.get("curve"), "curve")
 
 
 def test_the_shipped_weights_are_the_records_models():
-    """A counting model rebuilt from its shipped weights answers its held-in test as its record says."""
-    from gleam.labs.extrapolation.counting import CountingRun
-    record = next(r for r in pretrained.results("extrapolation")["counting"]
-                  if r["config"]["cell"] == "lstm" and r["config"]["kind"] == "anbn")
-    run = CountingRun(record["config"])
-    w = pretrained.weights("extrapolation", "counting", record["key"])
+    """A memory model rebuilt from its shipped weights answers its held-in test as its record says."""
+    from gleam.labs.memory.run import CueDelayRun
+    record = next(r for r in pretrained.results("memory")["cells"]
+                  if r["config"]["cell"] == "lstm" and r["metrics"]["learned"])
+    run = CueDelayRun(record["config"])
+    w = pretrained.weights("memory", "cells", record["key"])
     assert set(w) == set(run.model.params)
     for k, v in w.items():
         np.copyto(run.model.params[k], v)
-    assert run.metrics()["iid_accuracy"] == record["metrics"]["iid_accuracy"]
+    import numpy.testing as npt
+    right = run.model.predict(run._held.X, run._held.mask) == run._held.targets
+    npt.assert_equal(float(np.mean(right)), record["metrics"]["test_accuracy"])
     with pytest.raises(ValueError, match="weights ship"):
         pretrained.weights("extrapolation", "length_depth", record["key"])
 
