@@ -152,8 +152,8 @@ class SteppedRun:
             self.step(self.total_steps)
             return self.metrics()
         criterion = self.config["criterion"]
-        stop = self.config.get("stop_at") or criterion
-        curve, best = [], (-1.0, 0, None)
+        stop = criterion if self.config.get("stop_at") is None else self.config["stop_at"]
+        curve, best = [], (-1.0, 0, None)       # (score, updates, weights) of the best check so far
         while True:
             self.step(every)
             score = float(self.validation_score())
@@ -162,13 +162,12 @@ class SteppedRun:
                 best = (score, self.steps, {k: v.copy() for k, v in self.model.params.items()})
             if score >= stop or self.finished:
                 break
-        if score < stop and best[1] != self.steps:          # at the cap: the best check's weights
+        if best[1] != self.steps:       # stopped at the cap, past its best check: that check's weights
             for k, v in best[2].items():
                 np.copyto(self.model.params[k], v)
         out = self.metrics()
         heldin = float(self.heldin_score(out))
-        out.update(learned=int(heldin >= criterion), val_score=best[0] if score < stop else score,
-                   kept_updates=best[1] if score < stop else self.steps, heldin_score=heldin)
+        out.update(learned=int(heldin >= criterion), val_score=best[0], kept_updates=best[1], heldin_score=heldin)
         out["curve"] = curve
         out["weights"] = {k: v.tolist() for k, v in self.model.params.items()}
         return out
