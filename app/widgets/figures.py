@@ -136,6 +136,49 @@ class LinePlot:
         return list(d["x"]), list(d["y"])
 
 
+class SeedCurves:
+    """Many lines in a few groups (every seed's curve of each setting), one multi-line renderer per
+    group on fixed ranges: a few Bokeh models however many seeds (a renderer per line made a
+    chapter of 160 curves take seconds to build).
+
+    `groups`: name -> (legend label, colour, dash); `show(**{name: [(xs, ys), ...]})` replaces a
+    group's lines whole; `data("name.i")` is the i-th line of a group as (xs, ys)."""
+
+    def __init__(self, groups, x_range, y_range, title="", x_label="", y_label="", height=240, guides=(),
+                 css_class=None):
+        self.sources = {name: ColumnDataSource({"xs": [], "ys": []}) for name in groups}
+        self.fig = fig = figure(height=height, sizing_mode="stretch_width", tools="", toolbar_location=None,
+                                title=title, x_range=Range1d(*x_range), y_range=Range1d(*y_range),
+                                css_classes=[css_class] if css_class else [])
+        items = []
+        for name, (label, color, dash) in groups.items():
+            r = fig.multi_line("xs", "ys", source=self.sources[name], color=color, line_dash=dash, line_width=2)
+            if label:
+                items.append(LegendItem(label=label, renderers=[r]))
+        if len(items) > 1:
+            fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+        for y in guides:
+            fig.add_layout(Span(location=y, dimension="width", line_dash="dashed",
+                                line_color=PALETTE.faint, line_width=1))
+        fig.xaxis.axis_label = x_label
+        fig.yaxis.axis_label = y_label
+        labels = ", ".join(label for label, _, _ in groups.values() if label)
+        describe(fig, f"Line chart{': ' + title if title else ''}. {labels or 'lines'} against "
+                      f"{x_label or 'x'}" + (f", y: {y_label}" if y_label else "") + ", one line per seed")
+
+    def show(self, **groups):
+        with unlocked():
+            for name, lines in groups.items():
+                self.sources[name].data = {"xs": [[float(x) for x in xs] for xs, _ in lines],
+                                           "ys": [[float(y) for y in ys] for _, ys in lines]}
+
+    def data(self, name):
+        """The (xs, ys) of line i of a group, named "group.i"."""
+        group, i = name.rsplit(".", 1)
+        d = self.sources[group].data
+        return list(d["xs"][int(i)]), list(d["ys"][int(i)])
+
+
 class ScatterPlot:
     """Points coloured by a small integer class (a label such as depth), on fixed ranges that only
     Python moves; `show(xs, ys, classes)` replaces them whole. Colours cycle through `colours`."""

@@ -9,7 +9,7 @@ and the `python -m gleam.sweep` spec completed by the run's defaults. Every numb
 """
 import panel as pn
 
-from app.widgets.figures import LinePlot
+from app.widgets.figures import SeedCurves
 from app.widgets.page import gv, html_pane, table
 from app.widgets.seeds import CELL_COLOURS, CELLS, spec_block
 from app.widgets.theme import PALETTE
@@ -97,13 +97,14 @@ def published_result(row):
     return text + (f"; {b['name']}: {b['learned']} of {b['runs']}; {interval(row['difference'])}" if b else "")
 
 
-def curves(css, title, lines, d):
-    """Every seed's validation score at each check: lines = {name: (label, colour, dash, curve)}."""
-    plot = LinePlot({name: (label, colour, dash) for name, (label, colour, dash, _) in lines.items()},
-                    x_range=(0, d["cap_updates"]), y_range=(0.3, 1.02), guides=(d["chance"], d["criterion"]),
-                    title=title, x_label="updates", y_label="min(‘?’ accuracy, accuracy), validation",
-                    height=240, css_class=f"gl-chmemory-curves-{css}")
-    plot.show(**{name: ([u for u, _ in cv], [s for _, s in cv]) for name, (*_, cv) in lines.items()})
+def curves(css, title, groups, d):
+    """Every seed's validation score at each check: groups = {name: (label, colour, dash, [curve, ...])}."""
+    plot = SeedCurves({name: (label, colour, dash) for name, (label, colour, dash, _) in groups.items()},
+                      x_range=(0, d["cap_updates"]), y_range=(0.3, 1.02), guides=(d["chance"], d["criterion"]),
+                      title=title, x_label="updates", y_label="min(‘?’ accuracy, accuracy), validation",
+                      height=240, css_class=f"gl-chmemory-curves-{css}")
+    plot.show(**{name: [([u for u, _ in cv], [s for _, s in cv]) for cv in cvs]
+                 for name, (*_, cvs) in groups.items()})
     return plot
 
 
@@ -115,16 +116,14 @@ class TrainedResults:
         self.data = d = data if data is not None else examples.memory_lab_trained()
         self._values = self._make_values()
         self.curves = {p: curves(p, f"{budget(p)} parameters: the validation score of every seed at each check",
-                                 {f"{lr}.{c}.{i}": (f"{CELLS[c]}, lr {lr}" if i == 0 else "", CELL_COLOURS[c],
-                                                    ("solid", "dashed")[j % 2], cv)
-                                  for j, (lr, by_c) in enumerate(by_lr.items()) for c, g in by_c.items()
-                                  for i, cv in enumerate(g["curves"])}, d)
+                                 {f"{lr}.{c}": (f"{CELLS[c]}, lr {lr}", CELL_COLOURS[c], ("solid", "dashed")[j % 2],
+                                                g["curves"])
+                                  for j, (lr, by_c) in enumerate(by_lr.items()) for c, g in by_c.items()}, d)
                        for p, by_lr in d["cells"]["settings"].items()}
         colours = (PALETTE.negative, PALETTE.secondary, PALETTE.positive)
         self.curves["bias"] = curves("bias", "The LSTM at each forget-gate bias: the validation score of every seed",
-                                     {f"{b}.{i}": (f"forget bias {b}" if i == 0 else "", colours[j % 3], "solid", cv)
-                                      for j, (b, g) in enumerate(d["forget_bias"]["settings"].items())
-                                      for i, cv in enumerate(g["curves"])}, d)
+                                     {f"{b}": (f"forget bias {b}", colours[j % 3], "solid", g["curves"])
+                                      for j, (b, g) in enumerate(d["forget_bias"]["settings"].items())}, d)
 
     def values(self):
         return dict(self._values)
