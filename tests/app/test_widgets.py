@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pytest
 
-from app.widgets.figures import Heatmaps, LinePlot, SignedBars
+from app.widgets.figures import Heatmaps, LinePlot, SeedCurves, SignedBars
 from app.widgets.streaming import StreamingCurve
 from app.widgets import live_loop
 from app.widgets.live_loop import LiveLoop, View
@@ -266,6 +266,19 @@ def test_a_line_plots_unlabelled_series_have_no_legend_entry():
                      "b.0": ("b", PALETTE.secondary, "solid")}, x_range=(0, 1), y_range=(0, 1))
     legend = plot.fig.above[0]
     assert [item.label.value for item in legend.items] == ["a", "b"] and len(plot.fig.renderers) == 3
+
+
+def test_seed_curves_draw_every_seed_of_a_group_with_one_renderer_and_one_legend_entry():
+    plot = SeedCurves({"a": ("cell a", PALETTE.positive, "solid"), "b": ("cell b", PALETTE.secondary, "dashed")},
+                      x_range=(0, 10), y_range=(0, 1))
+    plot.show(a=[([0, 1], [0.5, 0.9]), ([0, 1, 2], [0.4, 0.6, 1.0])], b=[([0], [0.2])])
+    assert len(plot.fig.renderers) == 2
+    assert [item.label.value for item in plot.fig.above[0].items] == ["cell a", "cell b"]
+    assert plot.data("a.1") == ([0.0, 1.0, 2.0], [0.4, 0.6, 1.0]) and plot.data("b.0") == ([0.0], [0.2])
+    plot.show(a=[([1], [1.0])])
+    assert plot.data("a.0") == ([1.0], [1.0])
+    with pytest.raises(IndexError):
+        plot.data("a.1")
 
 
 def test_line_plot_replaces_its_lines_and_keeps_log_axes_drawable():
