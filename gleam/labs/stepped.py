@@ -48,7 +48,25 @@ from gleam.seqmodel.model import SeqModel, SeqModelConfig
 from gleam.seqmodel.trainer import Trainer
 from gleam.sweep.config import child_seed
 
-__all__ = ["RunStats", "SteppedRun", "adam_model"]
+__all__ = ["RunStats", "SteppedRun", "adam_model", "criterion_defaults", "criterion_config"]
+
+
+def criterion_defaults(criterion):
+    """The config keys of training to a criterion (module docstring) and their defaults: a run
+    function's DEFAULTS take them from here (check_every 0: trained to the end, no validation)."""
+    return {"n_val": 0, "check_every": 0, "criterion": criterion, "stop_at": None}
+
+
+def criterion_config(c, max_val=10 ** 5):
+    """Those keys of config c (defaults filled in) checked -> a dict of the four; ValueError by
+    name for a bad one, or for check_every > 0 without a validation set (n_val <= max_val)."""
+    out = {"n_val": checks.integer("config['n_val']", c["n_val"], minimum=0, maximum=max_val),
+           "check_every": checks.integer("config['check_every']", c["check_every"], minimum=0, maximum=10 ** 5),
+           "criterion": checks.number("config['criterion']", c["criterion"], 0, 1),
+           "stop_at": checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True)}
+    if out["check_every"] and not out["n_val"]:
+        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
+    return out
 
 
 def adam_model(c, d, n, n_out, weights_ss, order_ss, truncate=None, **model):

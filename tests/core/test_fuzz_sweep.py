@@ -255,6 +255,8 @@ RECORDS = {
     stepped_run.RunStats: "what a SteppedRun's step reports (a dataclass of numbers it made)",
     stepped_run.SteppedRun: "a base class: fuzzed through CueDelayRun, which steps through it",
     stepped_run.adam_model: "takes a run's config after its checks: fuzzed through every run that calls it",
+    stepped_run.criterion_defaults: "a run function's DEFAULTS, made at import: fuzzed through every run's config",
+    stepped_run.criterion_config: "checks a run's config: fuzzed through every run's config (memory_configs here)",
     pretrained.train: "runs sweeps and writes files: tests/research/test_pretrained.py",
     pretrained.provenance: "takes no argument: tests/research/test_pretrained.py",
     pretrained.data_folder: "takes no argument: the package's data folder",

@@ -47,7 +47,7 @@ from gleam import checks, tasks
 from gleam.labs.extrapolation import measures as parts
 from gleam.cells.names import CELL_NAMES
 from gleam.instruments.states import pca
-from gleam.labs.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model, criterion_config, criterion_defaults
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS
 from gleam.tasks.sums import longest_sum
@@ -57,7 +57,7 @@ __all__ = ["analyse_sums", "AnalysisRun", "normalized", "pca_by_depth", "DEFAULT
 DEFAULTS = {"cell": "gru_torch", "n": 24, "max_depth": 3, "max_operands": 3, "p_nest": 0.3,
             "n_train": 1500, "n_test": 200, "probe_examples": 200, "epochs": 10, "lr": 0.01,
             "batch_size": 32, "clip": 5.0, "alphas": [0.5, 1, 2, 4], "spans": [1, 4, 16],
-            "n_long": 4, "n_val": 0, "check_every": 0, "criterion": 0.98, "stop_at": None, "seed": 0}
+            "n_long": 4, **criterion_defaults(0.98), "seed": 0}
 # n_test and probe_examples (the train examples the probes read: ~2,800 rows) are kept at 200 so
 # that the default run, about 2 s of training, stays near 3 s in all
 VOCAB = "()+0123456789"      # every character a nested sum can hold, in id order
@@ -78,12 +78,8 @@ def _config(config):
                epochs=size("epochs", hi=MAX_EPOCHS), batch_size=size("batch_size"),
                lr=checks.number("config['lr']", c["lr"], 0, 1, strict_min=True),
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
-               n_long=size("n_long", hi=64), n_val=size("n_val", 0), check_every=size("check_every", 0),
-               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
-               stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
-               seed=checks.integer("config['seed']", c["seed"], minimum=0))
-    if out["check_every"] and not out["n_val"]:
-        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
+               n_long=size("n_long", hi=64), seed=checks.integer("config['seed']", c["seed"], minimum=0),
+               **criterion_config(c))
     longest = longest_sum(out["max_depth"], out["max_operands"])
     if longest > MAX_TEXT:
         raise ValueError(f"config['max_depth'] = {out['max_depth']} with config['max_operands'] = "

@@ -54,7 +54,7 @@ import numpy as np
 from gleam import checks, tasks
 from gleam.instruments import stability
 from gleam.cells.names import CELL_NAMES
-from gleam.labs.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model, criterion_config, criterion_defaults
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS
 
@@ -66,7 +66,7 @@ DEFAULTS = {"kind": "dyck1", "cell": "gru_torch", "n": 16, "p_wellformed": 0.5,
             "max_train_length": 20, "max_train_depth": 4, "test_lengths": [20, 40, 60, 80],
             "test_depths": [2, 4, 6, 8], "length_lo": 16, "length_hi": 20, "n_train": 1000,
             "n_test": 200, "epochs": 10, "batch_size": 32, "lr": 0.01, "clip": 5.0,
-            "reach_threshold": 0.9, "n_val": 0, "check_every": 0, "criterion": 0.98, "stop_at": None, "seed": 0}
+            "reach_threshold": 0.9, **criterion_defaults(0.98), "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_TRAIN, MAX_TEST, MAX_LENGTH = 512, 10 ** 4, 10 ** 5, 10 ** 4, 1000
 MAX_VALUES = 32         # entries of test_lengths, test_depths
 GROWTH_EXAMPLES = 8     # examples of a length set whose Jacobian product is measured
@@ -167,12 +167,7 @@ def _config(config):
                lr=checks.number("config['lr']", c["lr"], 0, 1, strict_min=True),
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                reach_threshold=checks.number("config['reach_threshold']", c["reach_threshold"], 0, 1),
-               n_val=size("n_val", 0, MAX_TEST), check_every=size("check_every", 0),
-               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
-               stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
-               seed=checks.integer("config['seed']", c["seed"], minimum=0))
-    if out["check_every"] and not out["n_val"]:
-        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
+               seed=checks.integer("config['seed']", c["seed"], minimum=0), **criterion_config(c, MAX_TEST))
     lo, hi = out["length_lo"], out["length_hi"]
     longest_even = hi - hi % 2
     if longest_even < lo:

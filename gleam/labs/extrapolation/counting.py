@@ -97,7 +97,7 @@ from gleam.instruments.probes import r2_score, fit_probe
 from gleam.instruments.states import flatten_states
 from gleam.seqmodel import SeqModel
 from gleam.labs.extrapolation import automata
-from gleam.labs.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model, criterion_config, criterion_defaults
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS, MAX_EXAMPLES
 from gleam.tasks.anbn import KINDS, NEXT
@@ -108,7 +108,7 @@ __all__ = ["train_counting", "CountingRun", "DEFAULTS", "MODES", "normalized", "
 DEFAULTS = {"cell": "gru_torch", "n": 8, "kind": "anbn", "mode": "accept", "max_train_n": 8,
             "max_test_n": 80, "test_stride": 8, "n_train": 2000, "n_test": 200, "epochs": 10,
             "batch_size": 32, "lr": 0.01, "clip": 5.0, "threshold": 0.95, "probe_l2": 1e-3,
-            "n_val": 0, "check_every": 0, "criterion": 0.98, "stop_at": None, "seed": 0}
+            **criterion_defaults(0.98), "seed": 0}
 MODES = ("accept", "predict")
 LETTERS = {"anbn": "ab", "anbncn": "abc"}
 MAX_WIDTH, MAX_EPOCHS, MAX_N = 512, 10 ** 4, 256
@@ -145,12 +145,7 @@ def _config(config):
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                threshold=checks.number("config['threshold']", c["threshold"], 0, 1),
                probe_l2=checks.number("config['probe_l2']", c["probe_l2"], 0, 1e6, strict_min=True),
-               n_val=size("n_val", 0), check_every=size("check_every", 0),
-               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
-               stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
-               seed=checks.integer("config['seed']", c["seed"], minimum=0))
-    if out["check_every"] and not out["n_val"]:
-        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
+               seed=checks.integer("config['seed']", c["seed"], minimum=0), **criterion_config(c))
     B, last = len(LETTERS[kind]), out["max_test_n"]
     ns = tested_ns(top, last, out["test_stride"])
     # characters made: the training and validation examples, and the test sets of every tested k

@@ -41,7 +41,7 @@ from gleam import checks, tasks
 from gleam.labs.memory import acceptance
 from gleam import costs as counting
 from gleam.cells.names import CELL_NAMES
-from gleam.labs.stepped import SteppedRun, adam_model
+from gleam.labs.stepped import SteppedRun, adam_model, criterion_config, criterion_defaults
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.delayed_cue import CUES, QUERIES, channels
 
@@ -51,7 +51,7 @@ DEFAULTS = {"cell": "gru_torch", "params": 600, "n": None, "delay": [4, 16], "p_
             "p_supersede": 0.0, "n_train": 2000, "n_test": 400, "epochs": 10, "lr": 0.01,
             "batch_size": 32, "clip": 5.0, "forget_bias": 1.0, "truncate": None, "probe_delays": [1, 2, 4, 8, 16, 32],
             "probe_delay": 8, "probe_n": 100, "amplitude": None, "probe_amplitudes": [0.5, 1.0, 2.0, 4.0],
-            "n_val": 0, "check_every": 0, "criterion": 0.95, "stop_at": None, "seed": 0}
+            **criterion_defaults(0.95), "seed": 0}
 MAX_WIDTH, MAX_EPOCHS, MAX_EXAMPLES = 512, 10 ** 4, 10 ** 5
 DISTRACTORS = "cdef"        # cue_delay's default alphabet, which the acceptance test probes with
 WINDOW = 2                  # the current-window baseline reads the last WINDOW characters and the query
@@ -70,8 +70,6 @@ def _config(config):
                          f"got {c['probe_amplitudes']!r:.60}")
     if not isinstance(c["probe_delays"], (list, tuple)) or not c["probe_delays"]:
         raise ValueError(f"config['probe_delays'] must be a non-empty list of delays, got {c['probe_delays']!r:.60}")
-    if c["check_every"] and not c["n_val"]:
-        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
     return dict(c, cell=checks.one_of("config['cell']", c["cell"], CELL_NAMES),
                 params=checks.number("config['params']", c["params"], minimum=1),
                 n=size("n", hi=MAX_WIDTH, none_ok=True),
@@ -89,10 +87,7 @@ def _config(config):
                                         strict_min=True, none_ok=True),
                 probe_amplitudes=[checks.number("config['probe_amplitudes']", a, minimum=0, maximum=1e6,
                                                 strict_min=True) for a in c["probe_amplitudes"]],
-                n_val=size("n_val", 0), check_every=size("check_every", 0),
-                criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
-                stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
-                seed=checks.integer("config['seed']", c["seed"], minimum=0))
+                seed=checks.integer("config['seed']", c["seed"], minimum=0), **criterion_config(c))
 
 
 class CueDelayRun(SteppedRun):
