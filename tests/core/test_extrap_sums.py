@@ -279,3 +279,28 @@ def test_the_prediction_curve_of_a_constant_head_is_flat_at_its_ceiling():
     assert curve["max_train_value"] == max(eval(e.text) for e in run.train_examples)
     with pytest.raises(ValueError, match="classify"):
         extrap_sums.prediction_curve(extrap_sums.SumsRun({**SMALL, "head": "classify", "split": "depth"}))
+
+
+# ---- experiments 4–6 on the trained model ("analyse") -----------------------------------------
+def test_analyse_adds_the_measures_and_leaves_the_run_as_it_was():
+    """The analysis's seeds are spawned after the run's four: the data, the training and every
+    other metric are those of the same config without it; its probes' selectivity is accuracy
+    minus the control task's, and its fractions are fractions."""
+    config = {**SMALL, "head": "classify", "n_examples": 400, "epochs": 3}
+    plain = train_sums(config)
+    measured = train_sums({**config, "analyse": True})
+    assert {k: measured[k] for k in plain} == plain
+    extra = set(measured) - set(plain)
+    assert {"probe_partial_selectivity", "patch_4_output_moved", "swap_follows", "clamp_accuracy",
+            "log10_sv_max_16", "growth_final"} <= extra
+    for label in ("depth", "partial", "running", "scope"):
+        k = f"probe_{label}"
+        assert math.isclose(measured[f"{k}_selectivity"], measured[f"{k}_accuracy"] - measured[f"{k}_control_accuracy"],
+                            abs_tol=1e-12)
+    for k in extra:
+        if k.startswith(("patch_", "swap_follows", "swap_unchanged", "clamp_acc", "clamp_changed")):
+            assert 0.0 <= measured[k] <= 1.0 or measured[k] == -1.0, k
+    with pytest.raises(ValueError, match="analyse"):
+        train_sums({**SMALL, "head": "regress", "analyse": True})
+    with pytest.raises(ValueError, match="analyse"):
+        train_sums({**SMALL, "head": "classify", "analyse": 1})

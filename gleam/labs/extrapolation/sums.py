@@ -42,8 +42,14 @@ on, in the iid test, in the split's test side) and max_train_value (the largest 
                      NALU's exp has no such ceiling)
     ood_above_bound  fraction of the test side's v with |v| > bound: unreachable by any state
                      (-1 where bound is -1)
-Seeding: SeedSequence(seed) spawns the examples, the train/iid partition, the initial weights
-and the shuffling order, so a config fixes its metrics on every backend. SumsRun(config) is the
+"analyse": true (classify only) adds experiments 4–6's measures of the trained model, taken on
+learned models rather than on a model trained apart (gleam.labs.extrapolation.analysis names them;
+gleam.labs.extrapolation.measures defines them): probes fitted on the first ANALYSE_N training
+examples' states and scored on the first ANALYSE_N of the iid test (in distribution: values up to
+the threshold), the partial-sum patch, the state swap, the depth-unit clamp and the Jacobian
+products on those ANALYSE_N iid examples.
+Seeding: SeedSequence(seed) spawns the examples, the train/iid partition, the initial weights,
+the shuffling order, the probes' control labels and the swap pairing, so a config fixes its metrics on every backend. SumsRun(config) is the
 same run taken a few updates at a time (gleam.labs.stepped): stepped to the end it is train_sums's.
 
     {"run": "gleam.labs.extrapolation.sums:train_sums",
@@ -59,7 +65,8 @@ from gleam import checks, costs, tasks
 from gleam.tasks import splits
 from gleam.cells.names import CELL_NAMES
 from gleam.seqmodel.arith_heads import ARITH_HEADS
-from gleam.labs.stepped import SteppedRun, adam_model
+from gleam.labs.extrapolation import measures as parts
+from gleam.labs.stepped import SteppedRun, adam_model, criterion_config, criterion_defaults
 from gleam.sweep.config import child_seed, with_defaults
 from gleam.tasks.base import MAX_CHARS, MAX_EXAMPLES, MAX_LENGTH
 from gleam.tasks.sums import longest_sum
@@ -74,11 +81,12 @@ THRESHOLDS = {"length": 30, "depth": 3, "composition": [[3, 2], [7, 1]], "value"
 DEFAULTS = {"head": "regress", "split": "value", "threshold": None, "max_depth": 4,
             "max_operands": 3, "p_nest": 0.3, "n_examples": 1000, "iid_fraction": 0.2,
             "cell": "gru_torch", "n": 32, "epochs": 10, "lr": 0.01, "batch_size": 32, "clip": 5.0,
-            "arith_reg": 0.0, "params": None, "n_val": 0, "check_every": 0, "criterion": 0.98, "stop_at": None, "seed": 0}
+            "arith_reg": 0.0, "params": None, "analyse": False, **criterion_defaults(0.98), "seed": 0}
 VOCAB = "".join(sorted("()+0123456789"))    # every character nested sums write
 MAX_WIDTH, MAX_EPOCHS = 1024, 10 ** 4
 MAX_PREDICTION = 1e12                       # |ŷ| is clipped here before the regression metrics
 EVAL_BATCH = 256                            # sequences per forward pass when testing
+ANALYSE_N = 200                             # examples the analysis reads (as analyse_sums's n_test)
 
 
 def _threshold(split, t):
@@ -118,12 +126,8 @@ def _config(config):
                batch_size=size("batch_size"),
                clip=checks.number("config['clip']", c["clip"], minimum=0, strict_min=True, none_ok=True),
                arith_reg=checks.number("config['arith_reg']", c["arith_reg"], minimum=0, maximum=1e6),
-               n_val=size("n_val", 0), check_every=size("check_every", 0),
-               criterion=checks.number("config['criterion']", c["criterion"], 0, 1),
-               stop_at=checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
-               seed=checks.integer("config['seed']", c["seed"], minimum=0))
-    if out["check_every"] and not out["n_val"]:
-        raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
+               analyse=checks.flag("config['analyse']", c["analyse"]),
+               seed=checks.integer("config['seed']", c["seed"], minimum=0), **criterion_config(c))
     if (out["n"] is None) == (out["params"] is None):
         raise ValueError("give one of config['n'] (the width) and config['params'] (a parameter budget "
                          f"the cell's width is matched to), got n = {out['n']!r} and params = {out['params']!r}")
@@ -133,6 +137,9 @@ def _config(config):
     if out["arith_reg"] != 0 and out["head"] not in ("nau", "nmu"):
         raise ValueError(f"config['arith_reg'] weighs the NAU/NMU penalty: it must be 0 for head "
                          f"{out['head']!r}, got {out['arith_reg']!r}")
+    if out["analyse"] and out["head"] != "classify":
+        raise ValueError(f"config['analyse'] measures a classify model (its probes and patches read value "
+                         f"mod 10): head {out['head']!r} has none")
     longest = longest_sum(out["max_depth"], out["max_operands"])
     if longest > MAX_LENGTH:
         raise ValueError(f"config['max_depth'] = {out['max_depth']} with config['max_operands'] = "
@@ -182,7 +189,10 @@ class SumsRun(SteppedRun):
 
     def __init__(self, config):
         c = _config(config)
-        data_ss, part_ss, self._weights_ss, self._order_ss = np.random.SeedSequence(c["seed"]).spawn(4)
+        # (spawn(6)'s first four children are spawn(4)'s: the analysis's seeds leave the rest as they were)
+        data_ss, part_ss, self._weights_ss, self._order_ss, probe_ss, swap_ss = \
+            np.random.SeedSequence(c["seed"]).spawn(6)
+        self._probe_seed, self._swap_seed = child_seed(probe_ss), child_seed(swap_ss)
         examples = tasks.nested_sums(c["n_examples"], child_seed(data_ss), max_depth=c["max_depth"],
                                      max_operands=c["max_operands"], p_nest=c["p_nest"])
         split = _split(examples, c["split"], c["threshold"])
@@ -232,7 +242,8 @@ class SumsRun(SteppedRun):
                   "max_train_value": max(e.facts["value"] for e in self.train_examples)}
         if c["head"] == "classify":
             iid, ood = (float(np.mean(self.predictions(d) == d.targets)) for d in (self._iid, self._ood))
-            return {"train_accuracy": fit, "iid_accuracy": iid, "ood_accuracy": ood, **counts}
+            return {"train_accuracy": fit, "iid_accuracy": iid, "ood_accuracy": ood, **counts,
+                    **(self.analysis() if c["analyse"] else {})}
         (y_iid, v_iid), (y_ood, v_ood) = (
             (np.clip(np.nan_to_num(self.predictions(d), nan=MAX_PREDICTION, posinf=MAX_PREDICTION,
                                    neginf=-MAX_PREDICTION), -MAX_PREDICTION, MAX_PREDICTION),
@@ -248,6 +259,18 @@ class SumsRun(SteppedRun):
                 "largest_value_reached": largest_value_reached(np.concatenate([v_iid, v_ood]),
                                                                np.concatenate([y_iid, y_ood])),
                 "bound": float(bound), "ood_above_bound": above, **counts}
+
+    def analysis(self):
+        """Experiments 4–6's measures of the model as it is (module docstring, "analyse")."""
+        model, examples = self.model, self.iid_examples[:ANALYSE_N]
+        train = parts.state_rows(model, self.train_examples[:ANALYSE_N], VOCAB)
+        test = parts.state_rows(model, examples, VOCAB)
+        probe = parts.fit_partial_probe(train, self._probe_seed)
+        return {**parts.probe_metrics(train, test, self._probe_seed),
+                **parts.patch_metrics(model, probe, examples, VOCAB),
+                **parts.swap_metrics(model, examples, VOCAB, self._swap_seed),
+                **parts.clamp_metrics(model, train, examples, VOCAB),
+                **parts.stability_metrics(model, examples, VOCAB)}
 
     def validation_score(self):
         """Accuracy (classify) or the fraction predicted exactly, round(ŷ) == v (value heads), on
