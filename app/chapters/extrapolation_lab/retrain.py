@@ -1,66 +1,75 @@
-"""The extrapolation lab's retrain: one configuration of an experiment's sweep trained in the page
-(a gleam.labs.stepped.SteppedRun of gleam.labs.extrapolation's brackets, counting, sums or
-analysis) through app.widgets.retrain; what is measured when it stops, and the loss of a guess,
-are the run's own (its table_rows() and baseline_loss()).
+"""The extrapolation lab's retrain: one setting of an experiment (a gleam.labs.stepped.SteppedRun of
+gleam.labs.extrapolation's brackets, counting or sums) trained in the page through
+app.widgets.retrain, at a short budget, DEMO — a demonstration that may not learn: every update of
+every epoch taken, no validation, no early stopping — and measured as it is when training stops.
+Beside it stands the shipped run of the same setting (gleam.pretrained), which trained longer, to
+the criterion: the two are not expected to agree. What is measured, and the loss of a guess, are
+the run's own (its table_rows() and baseline_loss()). The arithmetic heads are not recurrent models
+and are not retrained here.
 """
 from app.widgets import retrain
 from gleam import pretrained
-from gleam.labs.extrapolation import analysis as extrap_analysis
 from gleam.labs.extrapolation import brackets as extrap_brackets
 from gleam.labs.extrapolation import counting as extrap_counting
 from gleam.labs.extrapolation import sums as extrap_sums
 
-# the page's name of an experiment -> (its sweeps in gleam.pretrained, its run's module)
-EXPERIMENTS = {"1. length vs depth": (("length_depth",), extrap_brackets),
-               "2. counting": (("counting",), extrap_counting),
-               "3. nested sums": (("sums_splits", "sums_heads"), extrap_sums),
-               "4-6. information and mechanism": (("analysis",), extrap_analysis)}
-RUNS = {extrap_brackets: extrap_brackets.BracketsRun, extrap_counting: extrap_counting.CountingRun,
-        extrap_sums: extrap_sums.SumsRun, extrap_analysis: extrap_analysis.AnalysisRun}
-SPLITS = ("length", "depth", "composition", "value")
-HEADS = ("classify", "regress", "nau", "nmu", "nalu")
+# the page's name of an experiment -> (its experiment in gleam.pretrained, its run's module, its run)
+EXPERIMENTS = {"1. length vs depth": ("length_depth", extrap_brackets, extrap_brackets.BracketsRun),
+               "2. counting (accept)": ("counting", extrap_counting, extrap_counting.CountingRun),
+               "3. predicting aⁿbⁿ": ("predict", extrap_counting, extrap_counting.CountingRun),
+               "4. nested sums": ("sums", extrap_sums, extrap_sums.SumsRun)}
+# the in-page budgets: a few seconds of CPython each (sums: its ~20,000-parameter cells are slow)
+DEMO = {"length_depth": {"n_train": 1000, "epochs": 5},
+        "counting": {"n_train": 1000, "epochs": 5},
+        "predict": {"n_train": 1000, "epochs": 5},
+        "sums": {"n_examples": 400, "epochs": 1, "analyse": False}}
+NO_CHECKS = {"n_val": 0, "check_every": 0}
+# what a shipped run's budget sets (and the page's does not): left out when matching a setting
+BUDGET_KEYS = ("n_train", "n_examples", "epochs", "n_val", "check_every", "criterion", "stop_at", "analyse")
 
 
 def _specs():
     return pretrained.SPECS["extrapolation"]
 
 
-def config_of(experiment, cell, kind, split, head, seed):
-    """The sweep config the page's choices name (an experiment's spec, and the choices it reads)."""
-    names, module = EXPERIMENTS[experiment]
-    if module is extrap_brackets:
-        return {**_specs()["length_depth"]["fixed"], "cell": cell, "seed": int(seed)}
-    if module is extrap_counting:
-        return {**_specs()["counting"]["fixed"], "kind": kind, "cell": cell, "seed": int(seed)}
-    if module is extrap_analysis:
-        return {**_specs()["analysis"]["fixed"], "cell": cell, "seed": int(seed)}
-    if head == "classify":
-        return {**_specs()["sums_splits"]["fixed"], "split": split, "cell": cell, "seed": int(seed)}
-    return {**_specs()["sums_heads"]["fixed"], "head": head, "cell": cell, "seed": int(seed)}
+def cells_of(experiment):
+    """The cells an experiment ran."""
+    return list(_specs()[EXPERIMENTS[experiment][0]]["grid"]["cell"])
+
+
+def config_of(experiment, cell, kind, seed):
+    """The config the page's choices name: the experiment's spec, the choices it reads, the page's budget."""
+    name = EXPERIMENTS[experiment][0]
+    config = {**_specs()[name]["fixed"], "cell": cell, "seed": int(seed), **DEMO[name], **NO_CHECKS}
+    if name == "counting":
+        config["kind"] = kind
+    return config
 
 
 def module_of(config):
-    """The run module a config of config_of belongs to."""
-    if "kind" in config:
-        return extrap_counting if config["kind"] in extrap_counting.LETTERS else extrap_brackets
-    if "head" in config or "split" in config:
+    if "split" in config:
         return extrap_sums
-    return extrap_analysis
+    return extrap_counting if config.get("kind") in extrap_counting.LETTERS else extrap_brackets
 
 
 def make_run(config):
-    return RUNS[module_of(config)](config)
+    return {extrap_sums: extrap_sums.SumsRun, extrap_counting: extrap_counting.CountingRun,
+            extrap_brackets: extrap_brackets.BracketsRun}[module_of(config)](config)
+
+
+def setting(config):
+    """A config without its training budget: what names a setting of the experiments."""
+    return {k: v for k, v in module_of(config).normalized(config).items() if k not in BUDGET_KEYS}
 
 
 def build_record(config):
-    """The build's metrics for this config, or None if the build never ran it."""
-    module = module_of(config)
-    want = module.normalized(config)
-    names = next(n for n, m in EXPERIMENTS.values() if m is module)
-    results = pretrained.results("extrapolation")
-    for name in names:
-        for r in results[name]:
-            if module.normalized(r["config"]) == want:
+    """The metrics of the shipped run of the same setting, or None."""
+    want = setting(config)
+    for name, records in pretrained.results("extrapolation").items():
+        if name.startswith("arith"):
+            continue
+        for r in records:
+            if module_of(r["config"]) is module_of(config) and setting(r["config"]) == want:
                 return r["metrics"]
     return None
 
@@ -75,7 +84,6 @@ def lines(run):
     return {"guess": ("a guess that ignores the input", run.baseline_loss())}
 
 
-def new_retrain(config, on_measured=None):
-    """The chapter's retrain, opening on `config`; on_measured(run or None) after a measurement."""
-    return retrain.Retrain("extrapolation.retrain", make_run, build_record, rows, config, "gl-chextrapolation", lines,
-                           on_measured)
+def new_retrain(config):
+    """The chapter's retrain, opening on `config`."""
+    return retrain.Retrain("extrapolation.retrain", make_run, build_record, rows, config, "gl-chextrapolation", lines)
