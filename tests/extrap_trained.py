@@ -213,6 +213,7 @@ def verdicts():
             rows.append(direction(lo, hi))
         ok = [m for m in ls if m["learned"]]
         rows.append(every([m["hard_largest_n"] for m in ok], 16))
+        rows.append(every([m["probe_c_r2_train"] for m in ok], 0.9))
         rows.append(every([m["probe_c_r2_beyond"] for m in ok], 0.9))
         bh.append(every([m["hard_largest_n"] for m in ok], 16))
     out["counting"] = rows + bh

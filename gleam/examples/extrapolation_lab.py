@@ -257,6 +257,10 @@ def _counting(records, c):
         rows.append(_row("weiss", lab, f"LSTM hard_largest_n per learned seed: "
                          + ", ".join(_reach_text(v, c["max_test_n"]) for v in values),
                          _every(values, out["twice"], cells["lstm"]["runs"], f"reach n = {out['twice']}")))
+        inside = lstm["probe_c_r2_train"]["values"] if lstm else []
+        rows.append(_row("weiss", lab, "LSTM cell-state probe R² over the trained n, per learned seed: "
+                         + ", ".join(f"{x:.3f}" for x in inside),
+                         _every(inside, 0.9, cells["lstm"]["runs"], "have a cell-state probe R² ≥ 0.90 over it")))
         r2 = lstm["probe_c_r2_beyond"]["values"] if lstm else []
         rows.append(_row("weiss", lab, "LSTM cell-state probe R² beyond the trained n, per learned seed: "
                          + ", ".join(f"{x:.2f}" for x in r2),

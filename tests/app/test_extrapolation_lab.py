@@ -3,7 +3,6 @@
 published-beside-measured verdict is recomputed from the records; the prose's claims are the
 records'; the retrain is a demonstration at the page's short budget: run to the end it is gleam's
 run of that config, number for number, beside the shipped run of the same setting."""
-import time
 
 import pytest
 
@@ -43,15 +42,6 @@ def test_every_verdict_is_the_records(chapter):
         assert f"{KEY}.{name}.published.{len(want)}.verdict" not in v
 
 
-def test_the_summary_is_cheap():
-    from gleam.examples import extrapolation_lab
-    pretrained.results("extrapolation")
-    extrapolation_lab._trained.cache_clear()
-    start = time.perf_counter()
-    extrapolation_lab.extrapolation_lab_trained()
-    assert time.perf_counter() - start < 0.6          # 0.2 s unloaded; the margin is for a busy machine
-
-
 def test_the_digit_sum_automaton_is_exact_at_every_value():
     from gleam import tasks
     from gleam.examples.extrapolation_lab import digit_sum_mod10
@@ -74,7 +64,7 @@ def test_the_hard_set_curves_are_the_learned_seeds_beside_a_mod4_counter(chapter
     ok = [m for m in seeds("counting", kind="anbn", cell="lstm") if m["learned"]]
     for i, m in enumerate(ok):
         assert chapter.trained.plots["hard-anbn"].data(f"lstm.{i}")[1] == [m[f"hard_{n}"] for n in ns]
-    xs, ys = chapter.trained.plots["hard-anbn"].data("mod4")
+    xs, ys = chapter.trained.plots["hard-anbn"].data("mod4.0")
     ms = seeds("counting", kind="anbn", cell="elman")
     assert ys == pytest.approx([sum(m[f"mod4_hard_{n}"] for m in ms) / len(ms) for n in ns])
     assert max(ys[8:]) < 0.95                            # the automaton fails the hard sets past small n

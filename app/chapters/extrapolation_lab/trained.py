@@ -7,10 +7,12 @@ bootstrap intervals, the published findings beside the lab's with the summary's 
 seed's validation curve, and the `python -m gleam.sweep` spec completed by the run's defaults. Every
 number is a span (`values()`) read from that summary; nothing is typed.
 """
+import html
+
 import panel as pn
 
 from app.chapters.memory_lab.trained import interval, listed, pm, whole
-from app.widgets.figures import LinePlot
+from app.widgets.figures import SeedCurves
 from app.widgets.page import gv, html_pane, table
 from app.widgets.seeds import CELL_COLOURS, CELLS, spec_block
 from app.widgets.theme import PALETTE
@@ -48,21 +50,22 @@ def base_values(k, g):
     return out
 
 
-def curves(css, title, lines, top, y_label="validation score"):
-    """Every seed's validation score at each check: lines = {name: (label, colour, dash, curve)}."""
-    plot = LinePlot({name: (label, colour, dash) for name, (label, colour, dash, _) in lines.items()},
-                    x_range=(0, top), y_range=(0.0, 1.02), guides=(0.5, 0.98), title=title, x_label="updates",
-                    y_label=y_label, height=240, css_class=f"gl-chextrapolation-{css}")
-    plot.show(**{name: ([u for u, _ in cv], [s for _, s in cv]) for name, (*_, cv) in lines.items()})
+def curves(css, title, groups, top, y_label="validation score"):
+    """Every seed's validation score at each check: groups = {name: (label, colour, dash, [curve, ...])};
+    line i of a group is plot.data("name.i")."""
+    plot = SeedCurves({name: (label, colour, dash) for name, (label, colour, dash, _) in groups.items()},
+                      x_range=(0, top), y_range=(0.0, 1.02), guides=(0.5, 0.98), title=title, x_label="updates",
+                      y_label=y_label, height=240, css_class=f"gl-chextrapolation-{css}")
+    plot.show(**{name: [([u for u, _ in cv], [s for _, s in cv]) for cv in cvs] for name, (*_, cvs) in groups.items()})
     return plot
 
 
-def accuracy_plot(css, title, x_label, xs, lines, guides=(0.5,)):
-    """lines = {name: (label, colour, dash, ys)} against xs."""
-    plot = LinePlot({name: (label, colour, dash) for name, (label, colour, dash, _) in lines.items()},
-                    x_range=(min(xs), max(xs)), y_range=(-0.02, 1.05), guides=guides, title=title,
-                    x_label=x_label, y_label="accuracy", height=240, css_class=f"gl-chextrapolation-{css}")
-    plot.show(**{name: (xs, ys) for name, (*_, ys) in lines.items()})
+def accuracy_plot(css, title, x_label, xs, groups, guides=(0.5,)):
+    """groups = {name: (label, colour, dash, [ys, ...])} against xs."""
+    plot = SeedCurves({name: (label, colour, dash) for name, (label, colour, dash, _) in groups.items()},
+                      x_range=(min(xs), max(xs)), y_range=(-0.02, 1.05), guides=guides, title=title,
+                      x_label=x_label, y_label="accuracy", height=240, css_class=f"gl-chextrapolation-{css}")
+    plot.show(**{name: [(xs, ys) for ys in yss] for name, (*_, yss) in groups.items()})
     return plot
 
 
@@ -80,8 +83,7 @@ class TrainedResults:
         dashes = ("solid", "dashed")
 
         def seed_lines(groups):
-            return {f"{name}.{i}": (label if i == 0 else "", CELL_COLOURS[cell], dash, cv)
-                    for name, (label, cell, dash, g) in groups.items() for i, cv in enumerate(g["curves"])}
+            return {name: (label, CELL_COLOURS[cell], dash, g["curves"]) for name, (label, cell, dash, g) in groups.items()}
         self.plots = {
             "ld-val": curves("ld-val", "Dyck-1: the validation score of every seed at each check", seed_lines(
                 {c: (CELLS[c], c, "solid", g) for c, g in ld["cells"].items()}), _top(ld["cells"].values())),
@@ -99,14 +101,13 @@ class TrainedResults:
                                       ("depths", "deepest bracket", ld["test_depths"], "depth_curves")):
             self.plots[f"ld-{name}"] = accuracy_plot(
                 f"ld-{name}", f"Dyck-1: accuracy against {axis}, the seeds that learned", axis, xs,
-                {f"{c}.{i}": (CELLS[c] if i == 0 else "", CELL_COLOURS[c], "solid", ys)
-                 for c, g in ld["cells"].items() if g["over_learned"] for i, ys in enumerate(g["over_learned"][field])})
+                {c: (CELLS[c], CELL_COLOURS[c], "solid", g["over_learned"][field])
+                 for c, g in ld["cells"].items() if g["over_learned"]})
         for kind, v in ct["kinds"].items():
-            lines = {f"{c}.{i}": (CELLS[c] if i == 0 else "", CELL_COLOURS[c], "solid", ys)
-                     for c, g in v["cells"].items() if g["over_learned"]
-                     for i, ys in enumerate(g["over_learned"]["hard_curves"])}
+            lines = {c: (CELLS[c], CELL_COLOURS[c], "solid", g["over_learned"]["hard_curves"])
+                     for c, g in v["cells"].items() if g["over_learned"]}
             lines["mod4"] = (f"{AUTOMATA['mod4']} (mean over the seeds' sets)", PALETTE.muted, "dashed",
-                             v["shortcuts"]["mod4"]["hard_curve"])
+                             [v["shortcuts"]["mod4"]["hard_curve"]])
             self.plots[f"hard-{kind}"] = accuracy_plot(
                 f"hard-{kind}", f"{KINDS[kind]}: accuracy on the hard sets against n, the seeds that learned", "n",
                 ct["ns"], lines, guides=(0.5, ct["threshold"]))
@@ -238,11 +239,13 @@ class TrainedResults:
     def _published(self, name):
         d, s = self.data, self._span
         rows = self.published()[name]
-        claims = "".join(f"<p><b>{p['source']}</b>: {p['direction']}. Their setting: {p['setting']}. Compared here: "
-                         f"{p['compared']}.</p>" for p in (d["published"][c] for c in dict.fromkeys(r["claim"] for r in rows)))
-        body = table(["the lab's setting", "measured", "verdict", "why"],
-                     [[s(f"{KEY}.{name}.published.{i}.{x}") for x in ("lab", "result", "verdict", "why")]
-                      for i in range(len(rows))])
+        e = html.escape
+        claims = "".join(f"<p><b>{e(p['source'])}</b>: {e(p['direction'])}. Their setting: {e(p['setting'])}. "
+                         f"Compared here: {e(p['compared'])}.</p>" for p in (d["published"][c] for c in dict.fromkeys(r["claim"] for r in rows)))
+        body = table(["published", "the lab's setting", "measured", "verdict", "why"],
+                     [[e(d["published"][r["claim"]]["source"])]
+                      + [s(f"{KEY}.{name}.published.{i}.{x}") for x in ("lab", "result", "verdict", "why")]
+                      for i, r in enumerate(rows)])
         return f"<h4>Published beside measured</h4><div class='gl-note'>{claims}</div>" + body
 
     def _bokeh(self, *names):
