@@ -3,11 +3,11 @@ page (a gleam.labs.stepped.SteppedRun) with app.widgets.live_loop's Train / Paus
 
 Progress (epoch, update, the loss's EMA) shows while it trains; when it stops — Pause, the end
 of its epochs, a divergence — the model as it is is measured (`run.metrics()`), and the results
-stand beside those of the build's run of the same configuration, if the build ran it. Pause keeps
+stand beside those of the shipped run of the same configuration, if there is one. Pause keeps
 the model: Train goes on from there, Reset starts the configuration again.
 
     Retrain(prefix, make_run, build_record, rows, config, css, lines)   prefix: the value keys'
-        ("memory.retrain"); make_run(config) -> a SteppedRun; build_record(config) -> the build's
+        ("memory.retrain"); make_run(config) -> a SteppedRun; build_record(config) -> the shipped
         metrics or None; rows: (metric, label, format) with format "f2", "f3", "horizon" (-1 is
         "none") or "sci", or a function of the run giving them (rows that depend on the
         configuration); css: the css prefix of its parts ("gl-chmemory"); lines: the loss
@@ -100,7 +100,7 @@ class Retrain:
                f"{p}.loss": "—" if loop.ema is None else fmt_fixed(loop.ema, 3),
                f"{p}.width": str(run.model.config.n), f"{p}.params": str(run.model.n_params),
                f"{p}.build": "" if self.build is not None else
-               "The build did not run this configuration: there is nothing to compare with."}
+               "The shipped results hold no run of this configuration: there is nothing to compare with."}
         mine = self.tested[1] if self.tested is not None and self.tested[0] == run.steps else None
         for key, _, how in self.row_list():
             out[f"{p}.mine.{key}"] = "—" if mine is None else metric_text(mine[key], how)
@@ -124,7 +124,7 @@ class Retrain:
             " style='width: 100%'></progress>")
         mine_head = "your model" + (f" (after {run.steps} updates)" if run.steps else ", not trained yet")
         rows = [[label, span(f"mine.{key}"), span(f"built.{key}")] for key, label, _ in self.row_list()]
-        self.results.object = (table(["measured", mine_head, "the build's run"], rows)
+        self.results.object = (table(["measured", mine_head, "the shipped run"], rows)
                                + f"<div class='gl-note'>{span('build')}</div>"
                                + "<div class='gl-note'>Measured when training stops (Pause, or the last "
                                "epoch); Pause keeps the model, Train goes on from it.</div>")

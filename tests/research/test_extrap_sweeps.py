@@ -6,11 +6,13 @@ import json
 from gleam import pretrained
 from gleam.sweep import read_results, run_sweep
 
-SMALL = {"gleam.labs.extrapolation.brackets:train_brackets": {"n_train": 60, "n_test": 10, "epochs": 1,
-                                                  "test_lengths": [20, 40], "test_depths": [2, 4]},
-         "gleam.labs.extrapolation.counting:train_counting": {"n_train": 60, "n_test": 10, "epochs": 1, "max_test_n": 10},
-         "gleam.labs.extrapolation.sums:train_sums": {"n_examples": 200, "epochs": 1},
-         "gleam.labs.extrapolation.analysis:analyse_sums": {"n_train": 100, "n_test": 30, "probe_examples": 30, "epochs": 1}}
+SMALL = {"gleam.labs.extrapolation.brackets:train_brackets": {"n_train": 60, "n_test": 10, "epochs": 1, "n_val": 20,
+                                                  "check_every": 1, "test_lengths": [20, 40], "test_depths": [2, 4]},
+         "gleam.labs.extrapolation.counting:train_counting": {"n_train": 60, "n_test": 10, "epochs": 1, "n_val": 20,
+                                                              "check_every": 1, "max_test_n": 10},
+         "gleam.labs.extrapolation.sums:train_sums": {"n_examples": 300, "epochs": 1, "params": 2000, "n_val": 20,
+                                                      "check_every": 2},
+         "gleam.labs.extrapolation.arith:train_arith": {"updates": 50, "n_test": 50}}
 
 
 def small(spec):

@@ -44,8 +44,9 @@ def test_the_shipped_records_are_every_config_of_every_spec_with_their_provenanc
         assert [r["key"] for r in records] == [config_key(c) for c in configs]
         for r, c in zip(records, configs):
             assert r["status"] == "ok" and r["config"] == c and r["seconds"] > 0 and "weights" not in r
-            if not c.get("check_every"):        # not trained to a criterion (the extrapolation lab, today)
-                assert "curve" not in r and "learned" not in r["metrics"]
+            if name.startswith("arith_"):       # Madsen & Johansen's fixed budget: no early stopping
+                assert "curve" not in r and r["metrics"]["updates"] == 20000
+                assert r["metrics"]["solved"] == int(r["metrics"]["extrap_mse"] < r["metrics"]["threshold"])
                 continue
             assert r["metrics"]["learned"] in (0, 1) and r["curve"]
             # the criterion decides "learned" on the held-in test, as gleam.labs.stepped says
@@ -79,6 +80,56 @@ def test_the_shipped_weights_are_the_records_models():
     npt.assert_equal(float(np.mean(right)), record["metrics"]["test_accuracy"])
     with pytest.raises(ValueError, match="weights ship"):
         pretrained.weights("extrapolation", "length_depth", record["key"])
+
+
+# ---- the counting experiment's claims, on its shipped models and its own test sets ----------
+def _counting_run(record):
+    """The record's CountingRun (its test sets are made in __init__) with the shipped weights."""
+    from gleam.labs.extrapolation.counting import CountingRun
+    run = CountingRun(record["config"])
+    w = pretrained.weights("extrapolation", "counting", record["key"])
+    assert set(w) == set(run.model.params)
+    for k, v in w.items():
+        np.copyto(run.model.params[k], v)
+    return run
+
+
+def test_a_shipped_lstms_cell_state_carries_the_counter_its_h_shows_less_of():
+    """Weiss et al.'s mechanism, found in the artefact: on every learned aⁿbⁿ LSTM a linear probe
+    of its cell state c reads #a − #b with R² >= 0.99 over the trained n (the probe of h, less),
+    and the probe, refitted here on the rebuilt model, gives the record's numbers."""
+    from gleam.labs.extrapolation.counting import counter_metrics
+    records = [r for r in pretrained.results("extrapolation")["counting"]
+               if r["config"]["cell"] == "lstm" and r["config"]["kind"] == "anbn" and r["metrics"]["learned"]]
+    assert len(records) >= 8
+    for r in records:
+        m = r["metrics"]
+        assert m["probe_c_r2_train"] >= 0.99 and m["probe_c_r2_train"] > m["probe_r2_train"], r["key"]
+    r = records[0]
+    run, c = _counting_run(r), r["config"]
+    again = counter_metrics(run.model, c["kind"], c["max_train_n"], run.config["max_test_n"],
+                            run.config["probe_l2"], cell_state=True, vocab=run.vocab)
+    assert math.isclose(again["probe_r2_train"], r["metrics"]["probe_c_r2_train"], rel_tol=1e-9)
+    assert math.isclose(again["probe_r2_beyond"], r["metrics"]["probe_c_r2_beyond"], rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["anbn", "anbncn"])
+def test_a_mod_m_automaton_fails_the_counting_experiments_own_sets_beyond_training(kind):
+    """The shortcut the old test sets let through: "the letters in blocks and the count mod m"
+    (m = 2, 3, 4) scored through the shipped experiment's own hard sets falls below the
+    threshold at the first n beyond training, in every record."""
+    from gleam.labs.extrapolation import automata as au
+    records = [r for r in pretrained.results("extrapolation")["counting"] if r["config"]["kind"] == kind]
+    run = _counting_run(records[0])
+    c, first = run.config, run.config["max_train_n"] + 1
+    assert first in run.hard_examples
+    for m in (2, 3, 4):
+        score = au.accuracy(au.mod_counter(m, kind), run.hard_examples[first])
+        assert score < c["threshold"], (m, score)
+        assert all(r["metrics"][f"mod{m}_hard_largest_n"] < first for r in records)
+    # and the exact counter passes every one of them
+    exact = au.exact_counter(kind)
+    assert all(au.accuracy(exact, s) == 1.0 for s in run.hard_examples.values())
 
 
 def test_a_document_made_from_other_specs_is_refused(monkeypatch, tmp_path):
