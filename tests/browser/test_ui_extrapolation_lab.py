@@ -68,5 +68,10 @@ def test_the_language_is_read_by_counting_only(shared_lab):
     wait_until(lambda: not disabled(), page=lab.page, message="counting reads the language")
     choose(lab, "gl-chextrapolation-x", "4. nested sums")
     wait_until(disabled, page=lab.page, message="nested sums do not")
+    lab.wait_text("extrapolation.retrain.demo", lambda t: t.startswith("400 sums drawn"), what="the sums demo budget")
     choose(lab, "gl-chextrapolation-x", "1. length vs depth")
+    # the select stays disabled from the sums: wait for the page to hold the new setting's retrain
+    # (a test leaving the server mid-push would close its socket under a write)
+    lab.wait_text("extrapolation.retrain.demo", lambda t: t.startswith("1,000 examples, 5 epochs"),
+                  what="the length-vs-depth demo budget")
     wait_until(disabled, page=lab.page, message="length vs depth does not")
