@@ -165,7 +165,7 @@ class Lab(pn.viewable.Viewer):
         """The (cached) Viewer of a chapter, built on first use."""
         if chapter_id not in self._views:
             viewer = self._views[chapter_id] = chapters.make_viewer(chapter_id)
-            viewer.show_widget_only(self.widget_only)
+            viewer.show_widget_only(self.widget_only, self.embed)
             for hook in self.on_build:          # (the theme styles it before it is shown)
                 hook(viewer)
             names = list(viewer.url_controls())

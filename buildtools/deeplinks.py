@@ -63,8 +63,8 @@ DEEP_LINK_SCRIPT = """<script>
   }})();
 </script>"""
 # Also first in every page's <head>: an embed (`?embed=1`, or `?embed=widget` with `hide=a,b`)
-# must not show what it leaves out -- the table of contents; for a widget alone also the title,
-# the prose, the link tools and the hidden controls -- during the seconds Python takes to start.
+# must not show what it leaves out -- the table of contents and the Share tools; for a widget alone
+# also the title, the prose, the link tools and the hidden controls -- during the seconds Python takes to start.
 # Before BokehJS renders the pre-rendered document (on DOMContentLoaded; this listener is added
 # first), the models carrying those css classes are made invisible in the document's JSON.
 EMBED_SCRIPT = """<script>
@@ -72,7 +72,7 @@ EMBED_SCRIPT = """<script>
   (function (page) {
     var query = new URLSearchParams(window.location.search), embed = query.get("embed");
     if (["1", "true", "yes", "widget"].indexOf(embed) < 0) return;
-    var hidden = ["gl-toc"];
+    var hidden = ["gl-toc", "gl-ch" + page + "-share-toggle", "gl-ch" + page + "-share-tools"];
     if (embed === "widget") {
       document.documentElement.classList.add("gl-embed-widget");   // hides the static article too
       hidden.push("gl-title", "gl-prose");

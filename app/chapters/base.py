@@ -54,6 +54,7 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
         self._widgets = {}           # parameter name -> the widget made by control()
         self._hidden = set()         # parameter names hidden (an embed with hide=...)
         self._widget_only = False
+        self._embedded = False
         self.share = None            # the Reset / Copy link / Copy embed row (a chapter with controls)
         self._refusals = {}          # parameter name -> the message pane beside its widget
 
@@ -172,9 +173,11 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
                 self._widgets[name].visible = name not in self._hidden
         return [k for k in keys if k not in by_url]
 
-    def show_widget_only(self, on=True):
-        """An embed of the interactive part alone: no title, no prose, no link tools."""
+    def show_widget_only(self, on=True, embedded=None):
+        """An embed of the interactive part alone (`on`): no title, no prose; in any embed
+        (`embedded`, True whenever `on`) no Share tools, which are the instructor's."""
         self._widget_only = on
+        self._embedded = bool(on if embedded is None else embedded or on)
         if self._page is not None:
             self._layout_embed()
 
@@ -212,7 +215,7 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
             if {"gl-title", "gl-prose"} & set(part.css_classes or []):
                 part.visible = not self._widget_only
         if self.share is not None:
-            self.share.sharing(not self._widget_only)
+            self.share.sharing(not self._embedded)
 
     def __panel__(self):
         if self._page is None:

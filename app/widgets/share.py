@@ -1,10 +1,13 @@
-"""The row every chapter with controls gets once, from app.chapters.base: Reset to defaults,
-Copy link, and Copy embed snippet (with a choice of controls to hide in the embed).
+"""The row every chapter with controls gets once, from app.chapters.base: Reset to defaults and a
+Share toggle, which opens the instructor's tools — Copy link, Copy embed snippet, the controls to
+hide in the embed, and the link and snippet themselves — so the first screen is the lesson.
 
 The link and the snippet are kept up to date in Python (app.lab hands over the page's address
-and query at every change) and shown in read-only fields; the buttons' own JavaScript puts the
-field's text on the clipboard in the page, so a copy needs no round trip. Text from the URL is
-user input: the fields show it as a text value, never as HTML, and the snippet escapes it.
+and query at every change) and shown in read-only fields while Share is open (shown from the
+start, a copy shifts nothing); the buttons' own JavaScript puts the field's text on the clipboard
+in the page, so a copy needs no round trip, and says on the button that it did ("Copied ✓") or
+that the field is there to copy by hand. Text from the URL is user input: the fields show it as a
+text value, never as HTML, and the snippet escapes it. An embed shows Reset only.
 """
 import html
 
@@ -15,13 +18,24 @@ from app.widgets.url_state import query_string
 
 EMBED_HEIGHT = 900          # px: the snippet's height until the page has measured the widget
 
-# navigator.clipboard exists on https:// and localhost pages; elsewhere the field still shows it
+# navigator.clipboard exists on https:// and localhost pages; elsewhere the field still shows it.
+# The button says what happened for a moment, then reads as before (its width is fixed: no shift).
 COPY_JS = """
-if (navigator.clipboard && window.isSecureContext)
-  navigator.clipboard.writeText(field.value).catch(() => {});
+const said = (text) => {
+  const label = button.label;
+  if (label === text) return;
+  button.label = text;
+  setTimeout(() => { button.label = label; }, 1600);
+};
+const copy = (text) => {
+  if (navigator.clipboard && window.isSecureContext)
+    navigator.clipboard.writeText(text).then(() => said("Copied ✓"), () => said("Copy it below"));
+  else said("Copy it below");
+};
 """
+COPY_LINK_JS = COPY_JS + "copy(field.value);"
 # the snippet's height: the widget as the page lays it out now, plus the Reset row
-COPY_EMBED_JS = """
+COPY_EMBED_JS = COPY_JS + """
 let text = field.value;
 const roots = window.Bokeh && Bokeh.index ? (Bokeh.index.roots || Object.values(Bokeh.index)) : [];
 for (const root of roots) {
@@ -33,8 +47,7 @@ for (const root of roots) {
   }
 }
 field.value = text;
-if (navigator.clipboard && window.isSecureContext)
-  navigator.clipboard.writeText(text).catch(() => {});
+copy(text);
 """
 
 
@@ -45,8 +58,9 @@ def iframe(src, title, height=EMBED_HEIGHT):
 
 
 class ShareTools:
-    """Reset to defaults, Copy link and Copy embed snippet for one chapter (css classes
-    gl-ch{id}-defaults, -link, -embed; the fields -link-text, -embed-text; the choice -embed-hide)."""
+    """Reset to defaults, and Share with Copy link and Copy embed snippet behind it, for one chapter
+    (css classes gl-ch{id}-defaults, -share-toggle, -share-tools, -link, -embed; the fields
+    -link-text, -embed-text; the choice -embed-hide)."""
 
     def __init__(self, chapter_id, title, controls, on_reset, widget=None, left_out=lambda: []):
         """`controls`: label -> URL name of the chapter's controls; `widget`: the chapter's
@@ -56,31 +70,39 @@ class ShareTools:
         self.title, self._left_out = title, left_out
         self.left_out_note = html_pane("", visible=False, css_classes=[f"{cls}-left-out"])
         self._base, self._pairs = "", []
-        self.reset = pn.widgets.Button(label="Reset to defaults", css_classes=[f"{cls}-defaults"], width=150,
+        self.reset = pn.widgets.Button(label="Reset to defaults", css_classes=[f"{cls}-defaults"], width=140,
                                        description="Every control of this widget back to where it started")
         self.reset.on_click(lambda event: on_reset())
-        self.link_text = pn.widgets.TextInput(label="Link to this state", disabled=True, visible=False,
+        self.toggle = pn.widgets.Toggle(label="Share ▸", css_classes=[f"{cls}-share-toggle"], width=90)
+        self.link_text = pn.widgets.TextInput(label="Link to this state", disabled=True,
                                               css_classes=[f"{cls}-link-text"], sizing_mode="stretch_width")
-        self.embed_text = pn.widgets.TextAreaInput(label="Embed snippet (HTML)", disabled=True, visible=False,
+        self.embed_text = pn.widgets.TextAreaInput(label="Embed snippet (HTML)", disabled=True,
                                                    height=80, css_classes=[f"{cls}-embed-text"],
                                                    sizing_mode="stretch_width")
         self.link = pn.widgets.Button(label="Copy link", css_classes=[f"{cls}-link"], width=120,
                                       description="Put a link to this chapter, as set now, on the clipboard")
-        # (Panel renders a description as Markdown, raw HTML included: the tag is code here)
         self.embed = pn.widgets.Button(label="Copy embed snippet", css_classes=[f"{cls}-embed"], width=170,
-                                       description="An `<iframe>` showing only this widget, as set now")
+                                       description="An iframe showing only this widget, as set now, "
+                                                   "for a course page")
         self.hide = pn.widgets.MultiSelect(label="Controls to hide in the embed (none: all shown)",
                                            options=dict(controls), size=min(4, len(controls)),
                                            css_classes=[f"{cls}-embed-hide"], width=300)
-        self.link.js_on_click(args={"field": self.link_text}, code=COPY_JS)
-        self.embed.js_on_click(args={"field": self.embed_text, "widget": widget}, code=COPY_EMBED_JS)
-        self.link.on_click(lambda event: self.link_text.param.update(visible=True))
-        self.embed.on_click(lambda event: self.embed_text.param.update(visible=True))
+        self.link.js_on_click(args={"field": self.link_text, "button": self.link}, code=COPY_LINK_JS)
+        self.embed.js_on_click(args={"field": self.embed_text, "widget": widget, "button": self.embed},
+                               code=COPY_EMBED_JS)
         self.hide.param.watch(lambda event: self._refresh(), "value")
-        self._sharing = [self.link, self.embed, self.hide]
-        self.panel = pn.Column(wrap_row(self.reset, *self._sharing), self.left_out_note, self.link_text, self.embed_text,
+        self.tools = pn.Column(wrap_row(self.link, self.embed, self.hide), self.left_out_note, self.link_text,
+                               self.embed_text, visible=False, sizing_mode="stretch_width",
+                               css_classes=[f"{cls}-share-tools"])
+        self.toggle.param.watch(lambda event: self._open(event.new), "value")
+        self._sharing = [self.toggle, self.tools]
+        self.panel = pn.Column(wrap_row(self.reset, self.toggle), self.tools,
                                sizing_mode="stretch_width", css_classes=[f"{cls}-share"])
         self.set_link("", [])
+
+    def _open(self, on):
+        self.toggle.label = "Share ▾" if on else "Share ▸"
+        self.tools.visible = on
 
     def set_link(self, base, pairs):
         """The page's address without its query, and the query's (key, text) pairs now."""
@@ -88,11 +110,10 @@ class ShareTools:
         self._refresh()
 
     def sharing(self, on):
-        """Show or hide everything but Reset (an embed shows Reset only)."""
-        for w in self._sharing:
-            w.visible = on
+        """Offer Share or not (an embed shows Reset only)."""
+        self.toggle.visible = on
         if not on:
-            self.link_text.visible = self.embed_text.visible = self.left_out_note.visible = False
+            self.toggle.value = False
 
     def embed_url(self):
         pairs = [(k, v) for k, v in self._pairs if k not in ("embed", "hide")]
@@ -107,4 +128,4 @@ class ShareTools:
         self.left_out_note.object = ("" if not left_out else "<span class='gl-note'>Not in the link or the embed, "
                                      "too long for a URL — they open with the default: "
                                      + html.escape(", ".join(left_out)) + ".</span>")
-        self.left_out_note.visible = bool(left_out) and self.link.visible
+        self.left_out_note.visible = bool(left_out)

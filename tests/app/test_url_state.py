@@ -157,7 +157,8 @@ def test_embed_widget_shows_only_the_widget_with_hidden_controls_fixed():
     assert lab.embed and lab.widget_only and not find(lab, "gl-toc").visible
     assert not find(viewer, "gl-title").visible and not find(viewer, "gl-prose").visible
     assert widget_of(viewer, name).visible is False and getattr(viewer, name) == value
-    assert not find(viewer, f"gl-ch{CID}-link").visible and find(viewer, f"gl-ch{CID}-defaults").visible
+    assert not find(viewer, f"gl-ch{CID}-share-toggle").visible and not find(viewer, f"gl-ch{CID}-share-tools").visible
+    assert find(viewer, f"gl-ch{CID}-defaults").visible
     others = [n for n in viewer.url_controls() if n != name]
     for other in others:
         move(viewer, other, changed_value(viewer.param[other], viewer.defaults()[other]))
@@ -174,12 +175,11 @@ def test_copy_link_and_embed_snippet_describe_the_state_now():
     viewer = lab.view(CID)
     move(viewer, name, value)
     link, snippet = find(viewer, f"gl-ch{CID}-link-text"), find(viewer, f"gl-ch{CID}-embed-text")
-    assert not link.visible
-    click(viewer, f"gl-ch{CID}-link")
-    assert link.visible and link.value == f"?chapter={CID}&{key}={text}"
+    tools, toggle = find(viewer, f"gl-ch{CID}-share-tools"), find(viewer, f"gl-ch{CID}-share-toggle")
+    assert not tools.visible and toggle.visible            # the first screen is the lesson
+    click(viewer, f"gl-ch{CID}-share-toggle")
+    assert tools.visible and link.value == f"?chapter={CID}&{key}={text}"
     find(viewer, f"gl-ch{CID}-embed-hide").value = [key]
-    click(viewer, f"gl-ch{CID}-embed")
-    assert snippet.visible
     src = html.escape(f"?chapter={CID}&embed=widget&hide={key}&{key}={text}", quote=True)
     assert snippet.value.startswith(f'<iframe src="{src}" title="') and 'loading="lazy"' in snippet.value
 
@@ -199,3 +199,20 @@ def test_an_unknown_chapter_in_an_embed_offers_the_contents():
     lab = Lab(location=Location(search="?chapter=no-such&embed=1"))
     assert lab.embed and toc(lab).visible and "pick one in the contents" in lab.message
     assert not toc(Lab(location=Location(search=f"?chapter={CID}&embed=1"))).visible
+
+
+def test_an_embedded_page_offers_no_share_tools_and_share_folds_away():
+    """`embed=1` is a chapter for students: Reset, no Share; in the lab Share opens and closes."""
+    lab = Lab(location=Location(search=f"?chapter={CID}&embed=1"))
+    viewer = lab.view(CID)
+    assert lab.embed and not lab.widget_only
+    assert find(viewer, "gl-title").visible and find(viewer, "gl-prose").visible
+    assert not find(viewer, f"gl-ch{CID}-share-toggle").visible and not find(viewer, f"gl-ch{CID}-share-tools").visible
+    assert find(viewer, f"gl-ch{CID}-defaults").visible
+    viewer = Lab(location=Location(search=f"?chapter={CID}")).view(CID)
+    toggle, tools = find(viewer, f"gl-ch{CID}-share-toggle"), find(viewer, f"gl-ch{CID}-share-tools")
+    click(viewer, f"gl-ch{CID}-share-toggle")
+    assert tools.visible and toggle.label == "Share ▾"
+    click(viewer, f"gl-ch{CID}-share-toggle")
+    assert not tools.visible and toggle.label == "Share ▸"
+    assert "`" not in find(viewer, f"gl-ch{CID}-embed").description     # a tooltip shows no raw Markdown

@@ -219,11 +219,18 @@ def test_reset_and_copy_link(shared_lab):
     before = lab.shown_values()
     lab.slider_keys(f"gl-ch{cid}-{key}", "ArrowRight", "ArrowRight")
     wait_until(lambda: f"&{key}=" in lab.query(), page=lab.page)
-    lab.click(f"gl-ch{cid}-link")
     field = lab.page.locator(f".gl-ch{cid}-link-text input")
+    assert not field.is_visible()                               # the first screen is the lesson
+    lab.click(f"gl-ch{cid}-share-toggle")
     wait_until(lambda: field.is_visible() and field.input_value() == lab.page.url, page=lab.page,
                message="for the link field")
+    top = field.bounding_box()["y"]
+    lab.click(f"gl-ch{cid}-link")
+    button = lab.page.locator(f".gl-ch{cid}-link button")
+    wait_until(lambda: "Copied" in button.inner_text(), page=lab.page, message="for the copy to be confirmed")
     assert lab.page.evaluate("() => navigator.clipboard.readText()") == lab.page.url
+    assert field.bounding_box()["y"] == top                     # a copy shifts nothing
+    wait_until(lambda: button.inner_text().strip() == "Copy link", page=lab.page, message="for the label to return")
     lab.click(f"gl-ch{cid}-embed")
     snippet = lab.page.locator(f".gl-ch{cid}-embed-text textarea")
     wait_until(lambda: snippet.is_visible() and "embed=widget" in snippet.input_value(), page=lab.page)
@@ -233,3 +240,5 @@ def test_reset_and_copy_link(shared_lab):
     lab.click(f"gl-ch{cid}-defaults")
     wait_until(lambda: lab.query() == f"?chapter={cid}" and lab.shown_values() == before, page=lab.page,
                message="for Reset to defaults")
+    lab.click(f"gl-ch{cid}-share-toggle")
+    wait_until(lambda: not field.is_visible(), page=lab.page, message="for Share to fold away")
