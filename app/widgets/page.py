@@ -25,6 +25,7 @@ PROSE_CSS = """
 .gl-prose-body mjx-container[display="true"], .gl-prose-body svg { max-width: 100%%; }
 .gl-prose-body { overflow-wrap: anywhere; }
 .gl-prose-body table, .gl-prose-body pre, .gl-prose-body mjx-container[display="true"] { display: block; overflow-x: auto; max-width: 100%%; }
+.gl-prose-body .katex-display { display: block; max-width: 100%%; overflow-x: auto; overflow-y: hidden; padding: 0.1em 0; }
 """ % PROSE_MAX_WIDTH
 
 PANEL_CSS = """
