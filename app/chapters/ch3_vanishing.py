@@ -19,7 +19,7 @@ from panel.io.document import unlocked
 
 from app.chapters.base import ChapterViewer
 from app.widgets.a11y import describe
-from app.widgets.figures import LinePlot
+from app.widgets.figures import LinePlot, fit_title
 from app.widgets.page import HTMLBox, card, gv, table, wrap_row
 from app.widgets.theme import PALETTE
 from content import fmt_fixed, fmt_num
@@ -164,8 +164,7 @@ class VanishingChapter(ChapterViewer):
             "falls below the dashed line: saturation makes vanishing worse.</div>")
         lines = ((m["t"], m["log10_norm"]), (m["t"], m["log10_rho_power"])) if not m["zero"] else (([], []),) * 2
         self._decay.show(measured=lines[0], alone=lines[1])
-        with unlocked():
-            self._decay.fig.title.text = f"Measured decay at ρ = {fmt_fixed(m['rho'], 2)} (seeds 0 and 1)"
+        fit_title(self._decay.fig, f"Measured decay at ρ = {fmt_fixed(m['rho'], 2)} (seeds 0 and 1)")
 
     def _redraw_clip(self):
         v, c = self._clip_values(), self._clip

@@ -5,12 +5,13 @@ convention: the toggle swaps the textbook cell for PyTorch's on the same numbers
 """
 import panel as pn
 import param
-from bokeh.models import CDSView, ColumnDataSource, FactorRange, FixedTicker, GroupFilter, Legend, LegendItem, Span
+from bokeh.models import CDSView, ColumnDataSource, FactorRange, FixedTicker, GroupFilter, LegendItem, Span
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
 from app.chapters.base import ChapterViewer
 from app.widgets.a11y import describe
+from app.widgets.figures import fit_title, legend_above
 from app.widgets.page import card, gv, html_pane, table, wrap_row
 from app.widgets.theme import PALETTE
 from content import fmt_gate
@@ -191,7 +192,7 @@ class GRUChapter(ChapterViewer):
             r = fig.scatter(x="x", y="y", source=self._lines, view=view, marker=marker, size=size,
                             color=color, alpha=0.9)
             items.append(LegendItem(label=label, renderers=[r]))
-        fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+        legend_above(fig, items)
         for x in (-1, 0, 1):
             fig.add_layout(Span(location=x, dimension="height", line_color=PALETTE.border,
                                 line_dash="dashed" if x else "solid"))
@@ -209,5 +210,6 @@ class GRUChapter(ChapterViewer):
         fig.ygrid.grid_line_color = None
         fig.xaxis.ticker = FixedTicker(ticks=[1e-20, 1e-15, 1e-10, 1e-5, 1.0])
         fig.add_layout(Span(location=1.0, dimension="height", line_color=PALETTE.muted, line_dash="dashed"))
+        fit_title(fig)
         return describe(fig, f"Carry meters on a log scale, two bars per unit: keep = 1 − z, what survives "
                              f"one step, and (1 − z)^{T}, what survives {T} steps")

@@ -7,8 +7,15 @@ the page. Ranges are fixed `Range1d`s that only Python moves, and no figure has 
 trains nothing flows from the browser back to Python (an auto-ranging DataRange1d would send
 its computed range back after every redraw). No Legend on a streaming figure: BokehJS rebuilds
 a legend's DOM on every data change, so titles say which line is which.
+
+Every figure fits a phone (a 390 px page: a figure ~330-364 px wide, its frame, where a title and
+a legend above it start, ~260 px). A canvas neither wraps nor scrolls, so what would be cut at its
+right edge is laid out for that width where the figure is made: `fit_title` breaks a long title
+into lines (Bokeh draws each line of a title; the figure grows by the lines added), and
+`legend_above` lays a legend's entries out in as many columns as fit, row under row.
 """
 import math
+import textwrap
 
 import numpy as np
 from bokeh.models import (ColorBar, ColumnDataSource, FactorRange, Label, Legend, LegendItem, LinearColorMapper,
@@ -18,6 +25,46 @@ from panel.io.document import unlocked
 
 from app.widgets.a11y import describe
 from app.widgets.theme import PALETTE
+
+# What a phone's figure shows in one line (see the module's docstring): a 13 px bold title is
+# ~6.5 px a character, a legend entry ~6.5 px a character of its label plus its glyph.
+TITLE_CHARS = 36
+TITLE_LINE_PX = 17            # the height one more line of a title takes
+LEGEND_PX = 250               # the width a legend above the frame has on a phone
+LEGEND_CHAR_PX = 6.5
+LEGEND_GLYPH_PX = 40          # glyph, standoff, spacing and padding of one entry
+LEGEND_ROW_PX = 23            # the height one more row of a legend takes
+
+
+def wrap_text(text, chars=TITLE_CHARS):
+    """`text` broken between words into lines of at most `chars` characters (a longer word keeps
+    its line); the same text wrapped again gives the same lines."""
+    return "\n".join(textwrap.wrap(" ".join(str(text).split()), chars, break_long_words=False,
+                                   break_on_hyphens=False))
+
+
+def fit_title(fig, text=None, chars=TITLE_CHARS):
+    """Set the figure's title to `text` (or re-fit the one it has) in lines a phone shows whole,
+    and grow (or shrink) the figure by the lines added, so that its frame keeps its height."""
+    old = fig.title.text or ""
+    new = wrap_text(old if text is None else text, chars)
+    added = new.count("\n") - old.count("\n") if old else new.count("\n")
+    with unlocked():
+        fig.title.text = new
+        if added and fig.height:
+            fig.height += added * TITLE_LINE_PX
+
+
+def legend_above(fig, items, phone_px=LEGEND_PX):
+    """A legend above the frame, its entries in as many columns as fit `phone_px`, row under row;
+    the figure grows by the rows added, so that its frame keeps its height."""
+    widest = max(LEGEND_GLYPH_PX + LEGEND_CHAR_PX * len(str(item.label.value if hasattr(item.label, "value")
+                                                                  else item.label)) for item in items)
+    ncols = max(1, min(len(items), int(phone_px // widest)))
+    rows = math.ceil(len(items) / ncols)
+    fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left", ncols=ncols), "above")
+    if rows > 1 and fig.height:
+        fig.height += (rows - 1) * LEGEND_ROW_PX
 
 
 class SignedBars:
@@ -83,7 +130,7 @@ class LinePlot:
             if label:          # a series without a label (another seed of a labelled one) has no entry
                 items.append(LegendItem(label=label, renderers=[r]))
         if len(items) > 1 and legend == "above":
-            fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+            legend_above(fig, items)
         elif len(items) > 1:
             fig.add_layout(Legend(items=items, orientation="vertical", location=legend, background_fill_alpha=0.8))
         for y in guides:
@@ -102,6 +149,7 @@ class LinePlot:
         labels = ", ".join(label for label, _, _ in series.values() if label)
         describe(fig, f"Line chart{': ' + title if title else ''}. {labels or 'a line'} against "
                       f"{x_label or 'x'}" + (f", y: {y_label}" if y_label else "") + (" on a log scale" if y_log else ""))
+        fit_title(fig)
 
     def show(self, **lines):
         """name=(xs, ys) for each line to replace."""
@@ -156,7 +204,7 @@ class SeedCurves:
             if label:
                 items.append(LegendItem(label=label, renderers=[r]))
         if len(items) > 1:
-            fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+            legend_above(fig, items)
         for y in guides:
             fig.add_layout(Span(location=y, dimension="width", line_dash="dashed",
                                 line_color=PALETTE.faint, line_width=1))
@@ -165,6 +213,7 @@ class SeedCurves:
         labels = ", ".join(label for label, _, _ in groups.values() if label)
         describe(fig, f"Line chart{': ' + title if title else ''}. {labels or 'lines'} against "
                       f"{x_label or 'x'}" + (f", y: {y_label}" if y_label else "") + ", one line per seed")
+        fit_title(fig)
 
     def show(self, **groups):
         with unlocked():
@@ -192,6 +241,7 @@ class ScatterPlot:
         fig.scatter("x", "y", source=self.source, color="colour", size=4, alpha=0.7, legend_group="label")
         fig.xaxis.axis_label, fig.yaxis.axis_label = x_label, y_label
         describe(fig, f"Scatter plot: {title}; {x_label} against {y_label}, coloured by class")
+        fit_title(fig)
 
     def show(self, xs, ys, classes, label="class"):
         xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
@@ -236,6 +286,7 @@ class Heatmaps:
         describe(fig, f"Heatmap: {title}, {rows} rows by {cols} columns"
                       + (f" ({y_label} by {x_label})" if x_label and y_label else "")
                       + f", coloured from {low:g} to {high:g}")
+        fit_title(fig, chars=40)
         return fig
 
     def _data(self, arrays):

@@ -6,6 +6,7 @@ import panel as pn
 from panel.io.document import unlocked
 
 from app.chapters.ch7_live import limits
+from app.widgets.figures import fit_title
 from app.widgets.page import PASTE_LIMIT, card, html_pane, wrap_row
 
 
@@ -51,6 +52,7 @@ def page_widget(chapter):
         c("draft", w.TextAreaInput, label="Corpus", height=170, width=300, max_length=PASTE_LIMIT),
         c("apply_corpus", w.Button, label="Apply corpus", css_classes=["gl-ch7-apply"], width=300),
         *chapter.files.controls(), width=320)
+    fit_title(chapter._curve.fig)         # its long title in lines a phone shows whole
     views = pn.Column(
         chapter._stats.pane, pn.pane.Bokeh(chapter._curve.fig, sizing_mode="stretch_width"),
         wrap_row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in chapter._gates.figs.values()],
