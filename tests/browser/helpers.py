@@ -463,3 +463,89 @@ class Lab:
         """Typeset formulas in the prose: MathJax's (panel serve) or KaTeX's (the static site,
         typeset when it was built)."""
         return self.page.locator(".gl-prose mjx-container, .gl-prose .gl-math .katex").count()
+
+
+# ---------------------------------------------------------------- fitting a phone
+
+# The page's width as a mobile browser lays it out: under is_mobile a page wider than the device
+# widens the layout viewport (window.innerWidth and the root's scrollWidth grow with it, zoomed
+# out to fit; documentElement.clientWidth stays the device's). Also every figure on screen whose
+# box leaves the viewport, and whether the page has settled: every formula of the prose typeset
+# (MathJax's container or KaTeX's HTML inside each .gl-math) and every Bokeh view done drawing.
+_LAYOUT_JS = """() => {
+  const all = [];
+  const walk = root => root.querySelectorAll('*').forEach(e => { all.push(e); if (e.shadowRoot) walk(e.shadowRoot); });
+  walk(document);
+  const shown = all.filter(e => e.checkVisibility());
+  const math = shown.filter(e => e.classList.contains('gl-math'));
+  const views = window.Bokeh && Bokeh.index ? Object.values(Bokeh.index) : [];
+  const W = window.innerWidth;
+  return {inner: W, client: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth,
+          figures_out: shown.filter(e => e.classList.contains('bk-Figure')).map(e => [e, e.getBoundingClientRect()])
+                            .filter(([e, r]) => r.width > 0 && (r.left < -0.5 || r.right > W + 0.5))
+                            .map(([e, r]) => `${[...e.classList].filter(c => c.startsWith('gl-')).join(' ') || 'a figure'}`
+                                             + ` at ${Math.round(r.left)}..${Math.round(r.right)} px`),
+          settled: math.every(e => e.querySelector('mjx-container, .katex')) && document.fonts.status === 'loaded'
+                   && views.every(v => typeof v.has_finished !== 'function' || v.has_finished())};
+}"""
+
+# Text a figure's canvas cuts at its edge, read from BokehJS's own views of every figure on screen:
+# a title (its measured size placed as its `align` puts it in its panel), a legend (its laid-out
+# box), an x-axis label (its width in its font, centred on the axis) must lie within the canvas, a
+# y-axis label within its height. A canvas neither wraps nor scrolls: what lies outside is not shown.
+_CLIPPED_JS = """() => {
+  const out = [], seen = new Set(), ctx = document.createElement('canvas').getContext('2d');
+  const roots = window.Bokeh && Bokeh.index ? Object.values(Bokeh.index) : [];
+  const font = (m, p) => `${m[p + '_font_style'] || 'normal'} ${m[p + '_font_size'] || '13px'} ${m[p + '_font'] || 'helvetica'}`;
+  const width = (text, f) => { ctx.font = f; return Math.max(...String(text).split('\\n').map(t => ctx.measureText(t).width)); };
+  const plotOf = v => { let p = v.parent;
+    while (p && !(p.model && ['Figure', 'Plot'].includes(p.model.constructor.__name__))) p = p.parent; return p; };
+  const name = p => (p.model.css_classes || []).join(' ') || 'a figure';
+  for (const r of roots) for (const v of r.owner.all_views()) {
+    if (seen.has(v)) continue;
+    seen.add(v);
+    const kind = v.model.constructor.__name__;
+    if (kind !== 'Title' && kind !== 'Legend' && !/Axis$/.test(kind)) continue;
+    const plot = plotOf(v);
+    if (!plot || !plot.el || !plot.el.isConnected || !plot.el.checkVisibility() || !plot.bbox || plot.bbox.width <= 0) continue;
+    const W = plot.bbox.width, H = plot.bbox.height;
+    let what, lo, hi;
+    if (kind === 'Title') {
+      if (!v.model.text || !v.model.visible) continue;
+      const w = v._get_size().width, b = v.layout.bbox, align = v.model.align;
+      lo = align === 'center' ? b.hcenter - w / 2 : align === 'right' ? b.right - w : b.left;
+      hi = lo + w;
+      what = `title ${JSON.stringify(v.model.text)}`;
+    } else if (kind === 'Legend') {
+      if (!v.model.visible || !v.model.items.length) continue;
+      const b = v.bbox;
+      lo = b.left; hi = b.right;
+      if (b.top < -0.5 || b.bottom > H + 0.5) out.push(`${name(plot)}: its legend leaves the canvas's height`);
+      what = `legend (${v.model.items.length} entries)`;
+    } else {
+      const text = v.model.axis_label;
+      if (!text || !v.model.visible) continue;
+      const w = width(text, font(v.model, 'axis_label_text')), b = v.bbox;
+      if (v.dimension !== 0) {
+        if (w > H + 0.5) out.push(`${name(plot)}: y-axis label ${JSON.stringify(text)} ${Math.round(w)} px long, canvas ${Math.round(H)} px high`);
+        continue;
+      }
+      lo = b.hcenter - w / 2; hi = b.hcenter + w / 2;
+      what = `x-axis label ${JSON.stringify(text)}`;
+    }
+    if (lo < -0.5 || hi > W + 0.5)
+      out.push(`${name(plot)}: ${what} spans ${Math.round(lo)}..${Math.round(hi)} px of a ${Math.round(W)} px canvas`);
+  }
+  return out;
+}"""
+
+
+def layout_width(page):
+    """{"inner", "client", "scroll": px, "figures_out": [figures leaving the viewport], "settled": bool}
+    (see _LAYOUT_JS)."""
+    return page.evaluate(_LAYOUT_JS)
+
+
+def clipped_figure_text(page):
+    """What the canvases of the figures on screen cut at their edges (see _CLIPPED_JS), one line each."""
+    return page.evaluate(_CLIPPED_JS)

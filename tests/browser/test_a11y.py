@@ -7,10 +7,13 @@ registry (app.widgets.a11y, app.lab):
 - keyboard only: the skip link moves focus to the chapter; Tab reaches a slider of every chapter
   that has one, with a visible focus ring and a name; an arrow key moves it and its shown value
   changes; Tab back to Reset to defaults, Enter (or Space) puts it back;
-- a phone (390 x 844, a new context per mode): the page is laid out at device width, the skip
-  link is the first Tab stop (in the static site on the pre-rendered page, before Python runs),
-  the contents are folded behind a button with aria-expanded and open with it, and no chapter
-  scrolls sideways.
+- a phone (390 x 844, a mobile browser's context per mode): the page is laid out at device width,
+  the skip link is the first Tab stop (in the static site on the pre-rendered page, before Python
+  runs, which is no wider than the phone either), the contents are folded behind a button with
+  aria-expanded and open with it; on every chapter, in both themes (switched in place), once its
+  formulas are typeset and its figures drawn: the layout viewport stays 390 px (a mobile browser
+  widens it, zooming out, for a page wider than the device), no figure leaves the page, and no
+  figure's title, legend or axis label is cut at its canvas's edge.
 """
 import os
 from pathlib import Path
@@ -20,7 +23,8 @@ import pytest
 from app import chapters
 from app.widgets import theme
 from buildtools.axe import axe_script
-from helpers import ACTION_TIMEOUT, BOOT_TIMEOUT, Guard, Lab, run_local_script, wait_until
+from helpers import (ACTION_TIMEOUT, BOOT_TIMEOUT, Guard, Lab, clipped_figure_text, layout_width, run_local_script,
+                     wait_until)
 
 pytestmark = pytest.mark.ui
 
@@ -221,6 +225,23 @@ def nav_visible(lab, cid):
     return lab.page.locator(f".gl-nav-{cid} button").is_visible()
 
 
+def settled_layout(lab, cid, scheme):
+    """The page's layout once it has settled (formulas typeset, figures drawn) and two readings
+    half a second apart agree: (layout_width, clipped_figure_text)."""
+    seen = []
+
+    def same():
+        a = (layout_width(lab.page), clipped_figure_text(lab.page))
+        lab.page.wait_for_timeout(500)
+        b = (layout_width(lab.page), clipped_figure_text(lab.page))
+        seen[:] = [b]
+        return a[0]["settled"] and a == b
+
+    wait_until(same, page=lab.page, message=f"chapter {cid}, {scheme}: for formulas and figures to settle "
+                                            f"({seen[-1] if seen else None})")
+    return seen[0]
+
+
 def test_phone(phone):
     lab, first = phone, chapters.chapter_ids()[0]
     lab.page.goto(lab.site.url(first), wait_until="domcontentloaded", timeout=BOOT_TIMEOUT * 1000)
@@ -233,20 +254,38 @@ def test_phone(phone):
     assert first_stop and "gl-skip" in first_stop["cls"], f"the first Tab stop is not the skip link: {first_stop}"
     if lab.mode == "static":
         assert prerendered, "Python started before the pre-rendered page was checked"
+        before = layout_width(lab.page)
+        assert before["inner"] == PHONE["width"] and before["scroll"] <= PHONE["width"], \
+            f"the pre-rendered page is wider than a phone: {before}"
     lab.wait_ready(first)
     size = lab.page.evaluate("() => [window.innerWidth, document.documentElement.clientWidth]")
     assert size == [PHONE["width"]] * 2, f"not laid out at device width: {size}"
     toggle = lab.page.locator(".gl-toc-toggle button")
     assert toggle.is_visible() and toggle.get_attribute("aria-expanded") == "false"
     assert not nav_visible(lab, first), "the contents are not folded on a phone"
-    for cid in chapters.chapter_ids():
-        if cid != first:
-            toggle.click()
-            wait_until(lambda: toggle.get_attribute("aria-expanded") == "true" and nav_visible(lab, cid),
-                       page=lab.page, message=f"for the contents to open (to go to chapter {cid})")
-            lab.page.locator(f".gl-nav-{cid} button").click(timeout=ACTION_TIMEOUT * 1000)
-            lab.wait_ready(cid)
-            wait_until(lambda: toggle.get_attribute("aria-expanded") == "false" and not nav_visible(lab, cid),
-                       page=lab.page, message="for the contents to fold once a chapter is chosen")
-        wide = lab.page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
-        assert wide[0] <= wide[1], f"chapter {cid} scrolls sideways on a phone: {wide[0]} px > {wide[1]} px"
+    widths, problems, schemes = {}, [], ["light", "dark"]
+    try:
+        for cid in chapters.chapter_ids():
+            if cid != first:
+                toggle.click()
+                wait_until(lambda: toggle.get_attribute("aria-expanded") == "true" and nav_visible(lab, cid),
+                           page=lab.page, message=f"for the contents to open (to go to chapter {cid})")
+                lab.page.locator(f".gl-nav-{cid} button").click(timeout=ACTION_TIMEOUT * 1000)
+                lab.wait_ready(cid)
+                wait_until(lambda: toggle.get_attribute("aria-expanded") == "false" and not nav_visible(lab, cid),
+                           page=lab.page, message="for the contents to fold once a chapter is chosen")
+            for scheme in schemes:          # the theme switched in place, in the order left from the last chapter
+                set_scheme(lab, scheme)
+                layout, clipped = settled_layout(lab, cid, scheme)
+                widths[cid, scheme] = layout["inner"]
+                if layout["inner"] > PHONE["width"] or layout["scroll"] > PHONE["width"]:
+                    problems.append(f"chapter {cid}, {scheme}: the page is {layout['scroll']} px wide, its layout "
+                                    f"viewport {layout['inner']} px (a phone's is {PHONE['width']}): it scrolls sideways")
+                problems += [f"chapter {cid}, {scheme}: figure leaves the page: {f}" for f in layout["figures_out"]]
+                problems += [f"chapter {cid}, {scheme}: cut at the canvas's edge: {c}" for c in clipped]
+            schemes.reverse()
+    finally:
+        lab.page.emulate_media(color_scheme="light")
+    print(f"\n[{lab.mode}] layout viewport on a 390 px phone (light/dark): "
+          + ", ".join(f"{cid} {widths.get((cid, 'light'))}/{widths.get((cid, 'dark'))}" for cid in chapters.chapter_ids()))
+    assert not problems, "\n".join(problems)
