@@ -23,6 +23,21 @@ from app.widgets.page import chapter_page
 from app.widgets.share import ShareTools
 
 
+def _decimals(x):
+    text = repr(float(x))
+    return 12 if "e" in text else len(text.split(".")[1].rstrip("0"))
+
+
+def snap_to_step(widget):
+    """A float slider's value rounded to its step's decimals in the page, as it moves: a key that
+    adds a step of 0.05 to 1.2 gives 1.25, not the float sum 1.2500000000000002 (which a link would
+    carry). In the browser, before the value reaches Python: a correction sent back from Python
+    would race the next key press."""
+    places = max(_decimals(widget.step), _decimals(widget.start))
+    widget.jscallback(value=f"const v = Number(cb_obj.value.toFixed({places})); "
+                            "if (Number.isFinite(v) && v !== cb_obj.value) cb_obj.value = v;")
+
+
 class _OpensWithDefaults(type(pn.viewable.Viewer)):
     """Records a new chapter's control values, once its whole constructor has run."""
 
@@ -82,6 +97,8 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
         if parameter in names and canonical not in classes:
             classes.append(canonical)
         widget = widget_type.from_param(self.param[parameter], css_classes=classes, **kwargs)
+        if isinstance(widget, pn.widgets.FloatSlider):
+            snap_to_step(widget)
         self._widgets[parameter] = widget
         refusals.guard(widget, self.param[parameter],
                        lambda value, why: self._refuse(parameter, value, why))

@@ -5,7 +5,8 @@
   runs A11Y_JS once the document is on screen, in both modes (the static site's pre-rendered
   document too). That script walks Bokeh's views whenever the page's DOM changes and:
   names every slider handle after its slider's title (noUiSlider's handles have role=slider and
-  no name), exposes toggle states (`aria-pressed`; `aria-expanded` on the contents button), marks
+  no name) and gives it the slider's exact value (noUiSlider's has one decimal), exposes toggle
+  states (`aria-pressed`; `aria-expanded` on the contents button), marks
   the current chapter in the table of contents `aria-current="page"`, makes the contents a `nav`
   landmark and the chapter area `main`, gives each figure without a description role=img and a
   label from its title and axes, hides MathJax's SVG behind the TeX label of its `.gl-math`
@@ -88,7 +89,7 @@ if (!window.glA11y) {
     if (root !== document && !root.adoptedStyleSheets.includes(sheet))
       root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
     new MutationObserver(schedule).observe(root, {childList: true, subtree: true, attributes: true,
-                                                  attributeFilter: ["class"]});
+                                                  attributeFilter: ["class", "aria-valuenow"]});
   };
   const set = (el, name, value) => {
     if (!el) return;
@@ -132,6 +133,14 @@ if (!window.glA11y) {
         const handles = v.shadow_el.querySelectorAll(".noUi-handle");
         const name = text(m.title) || "value";
         handles.forEach((h, i) => set(h, "aria-label", handles.length > 1 ? name + (i ? " (upper)" : " (lower)") : name));
+        // noUiSlider writes its value with one decimal (1.25 read as 1.3): the model's value instead
+        if (handles.length === 1 && typeof m.value === "number" && m.show_value !== false) {
+          const exact = (x) => String(Number(Number(x).toPrecision(12)));
+          set(handles[0], "aria-valuenow", exact(m.value));
+          set(handles[0], "aria-valuetext", exact(m.value));
+          set(handles[0], "aria-valuemin", exact(m.start));
+          set(handles[0], "aria-valuemax", exact(m.end));
+        }
       }
       if ("renderers" in m && "x_range" in m && !v.el.hasAttribute("aria-label")) {
         set(v.el, "role", "img");
