@@ -50,6 +50,9 @@ WIDGET_CSS = """:host {
 }
 .bk-input, select, textarea { background-color: var(--gl-page); color: var(--gl-text); border-color: var(--gl-control); }
 .bk-input[disabled] { background-color: var(--gl-sunken); color: var(--gl-text); opacity: 1; }
+input[type=file] { color: var(--gl-text); }
+input[type=file]::file-selector-button { background-color: var(--gl-surface); color: var(--gl-text);
+  border: 1px solid var(--gl-control); border-radius: 4px; padding: 2px 8px; margin-right: 8px; }
 .bk-btn-primary { color: var(--gl-on-accent); background-color: var(--gl-positive); }
 .bk-btn-success { color: var(--gl-on-accent); background-color: var(--gl-good); border-color: var(--gl-good); }
 .bk-btn-danger { color: var(--gl-on-accent); background-color: var(--gl-error); border-color: var(--gl-error); }
@@ -75,7 +78,8 @@ CHROME = (
     (Title, {"text_color": "text"}),
     (Legend, {"background_fill_color": "page", "border_line_color": "border", "label_text_color": "text",
               "title_text_color": "text", "inactive_fill_color": "page"}),
-    (ColorBar, {"background_fill_color": "page", "major_label_text_color": "muted", "title_text_color": "text"}),
+    (ColorBar, {"background_fill_color": "page", "major_label_text_color": "muted", "title_text_color": "text",
+                "major_tick_line_color": "page"}),         # ticks drawn over the colours, as Bokeh's white ones
 )
 
 # The page: read the stored choice, put it in the toggle, set the root's attribute, tell Python

@@ -167,3 +167,48 @@ def test_the_toggle_switches_wins_over_the_system_and_is_remembered(pages, site)
     choose(lab, "system")
     wait_look(lab, DARK, None, "the toggle back at following a dark system")
     assert lab.page.evaluate("() => localStorage.getItem('gl-theme')") == "system"
+
+
+# Every file input on the page: its "Choose File" button's text and background colours (the
+# ::file-selector-button pseudo-element, which axe does not check).
+FILE_BUTTONS_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.tagName === "INPUT" && el.type === "file") {
+        const s = getComputedStyle(el, "::file-selector-button");
+        out.push([s.color, s.backgroundColor]);
+      }
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+def contrast(a, b):
+    """WCAG contrast ratio of two "rgb(r, g, b)" colours."""
+    def lum(c):
+        r, g, b = (int(x) / 255 for x in c[c.index("(") + 1:c.index(")")].split(",")[:3])
+        f = lambda v: v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4  # noqa: E731
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b)
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_choose_file_buttons_are_readable_in_both_themes(shared_lab):
+    """Chapter 7's corpus upload and model load: their Choose File buttons were white with
+    near-white text in the dark theme."""
+    lab = shared_lab
+    lab.show("7")
+    try:
+        for scheme in ("dark", "light"):
+            lab.page.emulate_media(color_scheme=scheme)
+            wait_look(lab, DARK if scheme == "dark" else PALETTE, None, f"a {scheme} system")
+            buttons = lab.page.evaluate(FILE_BUTTONS_JS)
+            assert len(buttons) >= 2, f"chapter 7's file inputs not found: {buttons}"
+            for text, background in buttons:
+                assert contrast(text, background) >= 4.5, f"{scheme}: Choose File is {text} on {background}"
+    finally:
+        lab.page.emulate_media(color_scheme="light")

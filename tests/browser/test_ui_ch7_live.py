@@ -506,6 +506,12 @@ def test_one_key_on_the_hidden_size_can_be_undone_by_keyboard(shared_lab):
                page=lab.page, message="for the arrow key to make a model with H = 64")
     undo.wait_for(state="visible")
     assert "3 steps" in undo.text_content() and "H = 32" in undo.text_content()
+    # the label is inside its button: nothing runs past the edge, over the messages beside it
+    overflow = undo.evaluate("""b => {
+      const host = b.getRootNode().host.getBoundingClientRect(), box = b.getBoundingClientRect();
+      return [b.scrollWidth - b.clientWidth, b.scrollHeight - b.clientHeight, box.right - host.right];
+    }""")
+    assert max(overflow) <= 0.5, f"Undo's label runs past its button or the widget's box: {overflow} px"
     undo.focus()
     lab.page.keyboard.press("Enter")
     wait_until(lambda: lab.text("ch7.steps") == "3" and lab.model_value("gl-ch7-hidden") == "32",

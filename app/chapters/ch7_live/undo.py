@@ -13,14 +13,18 @@ def settings(model):
     return f"H = {model.H}{'' if model.B == 1 else f', B = {model.B}'}, seed {model.seed}"
 
 
+UNDO_CSS = ".bk-btn { white-space: normal; height: auto; text-align: left; line-height: 1.3; }"
+
+
 class SetAside:
     """The last trained model a LiveLabChapter replaced, and the button that brings it back."""
 
     def __init__(self, chapter):
         self.chapter = chapter
         self.kept = None
+        # its label says which model it brings back: wrapped inside the button, never past its edge
         self.button = pn.widgets.Button(label="Undo", css_classes=["gl-ch7-undo"], visible=False,
-                                        color="warning", width=300)
+                                        color="warning", width=300, stylesheets=[UNDO_CSS])
         self.button.on_click(lambda event: self.bring_back())
 
     def keep(self, model):
@@ -31,7 +35,7 @@ class SetAside:
         chapter = self.chapter
         chapter._push_curve(final=True)          # the points trained but not yet drawn
         self.kept = {"model": model, "curve": chapter._curve.snapshot(), "ema": chapter.loop.ema}
-        self.button.label = f"Undo: bring back the model trained for {model.steps:,} steps ({settings(model)})"
+        self.button.label = f"Undo: back to the model of {model.steps:,} steps ({settings(model)})"
         self.button.visible = True
 
     def bring_back(self):
