@@ -21,7 +21,8 @@ CONVENTIONS = {"textbook": "textbook", "PyTorch": "torch"}
 UNITS = ("unit 1", "unit 2")
 GATES = ("z1", "z2", "r1", "r2")
 METER_FLOOR = 1e-21        # the carry meters' log axis starts here
-METER_LABEL_X = 3.0        # the meters' numbers stand right of the dashed line at 1 (nothing exceeds 1)
+METER_LABEL_X = 3.0        # the meters' numbers stand right of the dashed line at 1 (nothing exceeds 1),
+                           # in the room up to 1e7 (on a phone's ~260 px frame, ~65 px: '1.75e-10' whole)
 MEANING = {"textbook": {"z": "write", "r": "reset"}, "PyTorch": {"z": "keep", "r": "reset"}}
 
 
@@ -201,7 +202,7 @@ class GRUChapter(ChapterViewer):
                              "the new h, which lies between them as far toward the candidate as z says")
 
     def _make_meters(self, T):
-        fig = figure(y_range=FactorRange(), x_axis_type="log", x_range=(METER_FLOOR, 1e4), height=200,
+        fig = figure(y_range=FactorRange(), x_axis_type="log", x_range=(METER_FLOOR, 1e7), height=200,
                      toolbar_location=None, sizing_mode="stretch_width", css_classes=["gl-ch4-meters"],
                      title=f"Carry meters: what survives one step, and {T} steps (log scale)")
         fig.hbar(y="y", left=METER_FLOOR, right="right", height=0.7, source=self._meters, color=PALETTE.good)

@@ -8,11 +8,9 @@ trains nothing flows from the browser back to Python (an auto-ranging DataRange1
 its computed range back after every redraw). No Legend on a streaming figure: BokehJS rebuilds
 a legend's DOM on every data change, so titles say which line is which.
 
-Every figure fits a phone (a 390 px page: a figure ~330-364 px wide, its frame, where a title and
-a legend above it start, ~260 px). A canvas neither wraps nor scrolls, so what would be cut at its
-right edge is laid out for that width where the figure is made: `fit_title` breaks a long title
-into lines (Bokeh draws each line of a title; the figure grows by the lines added), and
-`legend_above` lays a legend's entries out in as many columns as fit, row under row.
+A canvas neither wraps nor scrolls, so a figure is made to fit a phone (390 px: a figure ~330 px
+wide, its frame, where a title and a legend above start, ~260 px): `fit_title` breaks a long title
+into lines, `legend_above` lays a legend out in as many columns as fit, row under row.
 """
 import math
 import textwrap
@@ -26,14 +24,10 @@ from panel.io.document import unlocked
 from app.widgets.a11y import describe
 from app.widgets.theme import PALETTE
 
-# What a phone's figure shows in one line (see the module's docstring): a 13 px bold title is
-# ~6.5 px a character, a legend entry ~6.5 px a character of its label plus its glyph.
-TITLE_CHARS = 36
-TITLE_LINE_PX = 17            # the height one more line of a title takes
-LEGEND_PX = 250               # the width a legend above the frame has on a phone
-LEGEND_CHAR_PX = 6.5
-LEGEND_GLYPH_PX = 40          # glyph, standoff, spacing and padding of one entry
-LEGEND_ROW_PX = 23            # the height one more row of a legend takes
+# A phone's frame in one line: a 13 px bold title ~6.5 px a character, a legend entry as much a
+# character of its label plus its glyph; what one more line of a title or row of a legend takes.
+TITLE_CHARS, TITLE_LINE_PX = 36, 17
+LEGEND_PX, LEGEND_CHAR_PX, LEGEND_GLYPH_PX, LEGEND_ROW_PX = 250, 6.5, 40, 23
 
 
 def wrap_text(text, chars=TITLE_CHARS):
@@ -48,7 +42,7 @@ def fit_title(fig, text=None, chars=TITLE_CHARS):
     and grow (or shrink) the figure by the lines added, so that its frame keeps its height."""
     old = fig.title.text or ""
     new = wrap_text(old if text is None else text, chars)
-    added = new.count("\n") - old.count("\n") if old else new.count("\n")
+    added = new.count("\n") - old.count("\n")
     with unlocked():
         fig.title.text = new
         if added and fig.height:
