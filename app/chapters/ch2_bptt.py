@@ -45,12 +45,13 @@ class BPTTChapter(ChapterViewer):
     url_names = {"trunc_u": "tu"}
 
     w = param.Number(default=HAND["w"], bounds=(-2.0, 2.0), step=0.05, label="Input weight w")
-    u = param.Number(default=HAND["u"], bounds=(-2.0, 2.0), step=0.05, label="Recurrent weight u")
+    u = param.Number(default=HAND["u"], bounds=(-2.0, 2.0), step=0.05, label="Recurrent weight u (by hand)")
     back = param.Event(label="Backward one step")
     reset = param.Event(label="Reset")
     walked = param.Integer(default=0, bounds=(0, STEPS), precedence=-1,
                            doc="Backward steps taken so far (state: the buttons move it).")
-    trunc_u = param.Number(default=WINDOW["u"], bounds=(0.0, 1.2), step=0.05, label="Recurrent weight u")
+    trunc_u = param.Number(default=WINDOW["u"], bounds=(0.0, 1.2), step=0.05,
+                           label="Recurrent weight u (window)")
     k = param.Integer(default=WINDOW["k"], bounds=(1, WINDOW["T"]), label="Window k (steps kept)")
 
     def __init__(self, **params):
@@ -70,14 +71,14 @@ class BPTTChapter(ChapterViewer):
         w = pn.widgets
         walk_controls = pn.Column(
             self.control("w", w.FloatSlider, label="Input weight w", format="0.00", width=250),
-            self.control("u", w.FloatSlider, label="Recurrent weight u", format="0.00", width=250),
+            self.control("u", w.FloatSlider, label="Recurrent weight u (by hand)", format="0.00", width=250),
             pn.Row(self.control("back", w.Button, label="Backward one step", color="primary", width=150),
                    self.control("reset", w.Button, label="Reset", width=90)),
             pn.pane.HTML(f"<div class='gl-note'>Fixed: x = (1, 1, 1), target y = {HAND['y']}, h<sub>0</sub> = 0, "
                          f"loss L = ½ (h<sub>3</sub> − y)<sup>2</sup>.</div>", width=250, margin=(4, 10)),
             width=270)
         window_controls = pn.Column(
-            self.control("trunc_u", w.FloatSlider, label="Recurrent weight u", format="0.00", width=250),
+            self.control("trunc_u", w.FloatSlider, label="Recurrent weight u (window)", format="0.00", width=250),
             self.control("k", w.IntSlider, label="Window k (last steps kept)", width=250),
             pn.pane.HTML(f"<div class='gl-note'>{WINDOW['T']} steps, input alternating ±{WINDOW['amplitude']}, "
                          f"w = {WINDOW['w']}, h<sub>0</sub> = 0, loss ½ (h<sub>{WINDOW['T']}</sub> − "

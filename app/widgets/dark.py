@@ -50,9 +50,8 @@ WIDGET_CSS = """:host {
 }
 .bk-input, select, textarea { background-color: var(--gl-page); color: var(--gl-text); border-color: var(--gl-control); }
 .bk-input[disabled] { background-color: var(--gl-sunken); color: var(--gl-text); opacity: 1; }
-input[type=file] { color: var(--gl-text); }
-input[type=file]::file-selector-button { background-color: var(--gl-surface); color: var(--gl-text);
-  border: 1px solid var(--gl-control); border-radius: 4px; padding: 2px 8px; margin-right: 8px; }
+input[type=file], input[type=file]::file-selector-button { color: var(--gl-text); border-color: var(--gl-control); }
+input[type=file]::file-selector-button { background-color: var(--gl-surface); }
 .bk-btn-primary { color: var(--gl-on-accent); background-color: var(--gl-positive); }
 .bk-btn-success { color: var(--gl-on-accent); background-color: var(--gl-good); border-color: var(--gl-good); }
 .bk-btn-danger { color: var(--gl-on-accent); background-color: var(--gl-error); border-color: var(--gl-error); }
@@ -79,7 +78,7 @@ CHROME = (
     (Legend, {"background_fill_color": "page", "border_line_color": "border", "label_text_color": "text",
               "title_text_color": "text", "inactive_fill_color": "page"}),
     (ColorBar, {"background_fill_color": "page", "major_label_text_color": "muted", "title_text_color": "text",
-                "major_tick_line_color": "page"}),         # ticks drawn over the colours, as Bokeh's white ones
+                "major_tick_line_color": "page"}),
 )
 
 # The page: read the stored choice, put it in the toggle, set the root's attribute, tell Python
@@ -270,16 +269,14 @@ class Theming:
         (tocs[0] if tocs else layout).append(pn.Column(self.choice, self.state, margin=0))
         lab.on_build.append(lambda viewer: self.apply(viewer.__panel__()))   # styled before it is shown
         lab.param.watch(lambda event: self.apply(lab.view(lab.chapter).__panel__()), "chapter")
-        self._apply_all()
+        self._switch()
         if pn.state.curdoc is not None:
             code = PAGE_JS % {"key": json.dumps(STORAGE_KEY), "css": json.dumps(root_css())}
             pn.state.curdoc.js_on_event("document_ready", CustomJS(code=code))
 
-    def _switch(self, event):
-        self.palette = PALETTES.get(event.new, PALETTE)
-        self._apply_all()
-
-    def _apply_all(self):
+    def _switch(self, event=None):
+        """The palette named by the page (None: as it is) on the lab and every chapter built."""
+        self.palette = PALETTES.get(event.new, PALETTE) if event is not None else self.palette
         self.apply(self.lab.__panel__(), *(self.lab.view(cid).__panel__() for cid in self.lab.built_chapters()))
 
     @property

@@ -376,7 +376,8 @@ def _sums(records, spec):
             m0 = rs[0]["metrics"]
             alphas = sorted({float(k.split("_")[1]) for k in m0 if k.startswith("patch_")})
             spec_alphas = sorted({int(k.rsplit("_", 1)[1]) for k in m0 if k.startswith("log10_sv_max_")})
-        g["meets_bar"] = g["runs"] > 0 and g["learned"] >= BAR * g["runs"]
+        g["bar_seeds"] = math.ceil(BAR * g["runs"] - 1e-9)        # the seeds that must learn
+        g["meets_bar"] = g["runs"] > 0 and g["learned"] >= g["bar_seeds"]
         g["cap"] = max((int(r["curve"][-1][0]) for r in rs if r.get("curve")), default=None)
         g["tried"] = [b for b in SUMS_BUDGETS_TRIED if b["cell"] == cell]
         g["iid"] = seed_stats([r["metrics"]["iid_accuracy"] for r in rs])
@@ -420,7 +421,7 @@ def _sums(records, spec):
                     f"selectivity {_list(sel)}; patch at α = {top}: output moved {_list(ol['patch'][top]['output_moved']['values'])}")
             if not g["meets_bar"]:
                 v = ("not comparable", f"the {CELL_NAMES[cell]} learned in {g['learned']} of {g['runs']} seeds, "
-                                       f"below the bar of {BAR * g['runs']:.0f}: no claim rests on it")
+                                       f"below the bar of {g['bar_seeds']}: no claim rests on it")
             elif illustrated == len(sel):
                 v = ("agrees", f"in every learned seed the probe beats the majority class ({_list(p['majority']['values'])}) "
                                "yet does no better than its control task")

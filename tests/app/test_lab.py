@@ -135,3 +135,14 @@ def test_in_pyodide_embed_comes_from_the_workers_url(monkeypatch):
         location=types.SimpleNamespace(search="?chapter=7&embed=1")))
     assert embedded(types.SimpleNamespace(search="")) is True
     assert embedded(None) is True
+
+
+@pytest.mark.parametrize("cid", content.chapter_ids())
+def test_no_two_controls_of_a_chapter_share_a_name(cid):
+    """A learner (or a screen reader) told "Recurrent weight u" twice cannot tell the two apart:
+    chapter 2 had two such sliders, one per example, not linked."""
+    viewer = chapters.make_viewer(cid)
+    viewer.__panel__()
+    names = [getattr(w, "label", None) or w.name for w in viewer._widgets.values()]
+    names = [n for n in names if n]
+    assert len(names) == len(set(names)), f"chapter {cid}: {sorted(n for n in names if names.count(n) > 1)}"
