@@ -164,7 +164,13 @@ class Lab(pn.viewable.Viewer):
     def view(self, chapter_id):
         """The (cached) Viewer of a chapter, built on first use."""
         if chapter_id not in self._views:
-            viewer = self._views[chapter_id] = chapters.make_viewer(chapter_id)
+            try:
+                viewer = chapters.make_viewer(chapter_id)
+                viewer.__panel__()
+            except (ValueError, OSError) as e:    # e.g. a research lab's results file missing or unreadable
+                from app.chapters.prose import UnavailableChapter
+                viewer = UnavailableChapter(chapter_id, e)
+            self._views[chapter_id] = viewer
             viewer.show_widget_only(self.widget_only, self.embed)
             for hook in self.on_build:          # (the theme styles it before it is shown)
                 hook(viewer)

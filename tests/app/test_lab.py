@@ -146,3 +146,33 @@ def test_no_two_controls_of_a_chapter_share_a_name(cid):
     names = [getattr(w, "label", None) or w.name for w in viewer._widgets.values()]
     names = [n for n in names if n]
     assert len(names) == len(set(names)), f"chapter {cid}: {sorted(n for n in names if names.count(n) > 1)}"
+
+
+@pytest.mark.parametrize("cid", ["memory", "extrapolation"])
+def test_a_research_lab_without_its_results_file_is_a_sentence_not_a_blank_page(cid, tmp_path, monkeypatch):
+    """Under panel serve a results file may be missing or unreadable (an installation without
+    gleam/data, another process replacing it): the chapter says so; the lab and its other chapters
+    go on."""
+    from gleam import pretrained
+    from gleam.examples import extrapolation_lab, memory_lab
+
+    def clear():
+        for f in (pretrained._document, memory_lab._trained, extrapolation_lab._trained):
+            f.cache_clear()
+    (tmp_path / f"{cid}.json").write_text("{ not json", encoding="utf-8")        # unreadable
+    monkeypatch.setenv("GLEAM_PRETRAINED", str(tmp_path))
+    clear()
+    try:
+        lab = Lab()
+        viewer = lab.view(cid)
+        shown = find(viewer, "gl-unavailable").object
+        assert "cannot be shown here" in shown and "{ not json" not in shown
+        assert content.title(cid) in find(viewer, "gl-title").object
+        other = lab.view("3")                                  # the rest of the lab is whole
+        assert len(find(other, "gl-prose").object) > 500
+        (tmp_path / f"{cid}.json").unlink()                    # missing
+        clear()
+        assert "cannot be shown here" in find(Lab().view(cid), "gl-unavailable").object
+    finally:
+        monkeypatch.delenv("GLEAM_PRETRAINED")
+        clear()
