@@ -56,6 +56,7 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
 
     chapter_id = ""    # the chapter's id ("1", "memory", ...); "" for a class that serves several
     url_names = {}     # parameter name -> a shorter name for the URL (read only: never mutated)
+    has_prose = True   # False: the page is the title and the widget alone
 
     def __init__(self, chapter_id=None, **params):
         own = type(self).chapter_id
@@ -242,6 +243,7 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
                 labels = {f"{self.param[n].label} ({key})": key for n, key in names.items()}
                 self.share = ShareTools(self.chapter_id, content.heading(self.chapter_id), labels,
                                         self.reset_defaults, widget, left_out=self.url_left_out)
-            self._page = chapter_page(self.chapter_id, widget, self.share.panel if self.share else None)
+            self._page = chapter_page(self.chapter_id, widget, self.share.panel if self.share else None,
+                                      prose=self.has_prose)
             self._layout_embed()
         return self._page

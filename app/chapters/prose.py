@@ -2,10 +2,8 @@
 and a chapter that cannot be built, in its place: its title and why."""
 import html
 
-import panel as pn
-
 from app.chapters.base import ChapterViewer
-from app.widgets.page import html_pane, note, title_pane
+from app.widgets.page import html_pane, note
 
 NOTE = "The interactive part of this chapter is not built yet; the text and its numbers are complete."
 
@@ -21,18 +19,14 @@ class ProseChapter(ChapterViewer):
 class UnavailableChapter(ChapterViewer):
     """What the lab shows for a chapter it could not build — e.g. a research lab whose shipped
     results file is missing or unreadable under `panel serve` — instead of a blank page: the
-    chapter's title and the reason, as text."""
+    chapter's title and the reason, as text (no prose: its numbers may be what is missing)."""
+
+    has_prose = False
 
     def __init__(self, chapter_id, why):
         super().__init__(chapter_id=chapter_id)
         self.why = str(why)
 
     def widget(self):
-        return None
-
-    def __panel__(self):
-        if self._page is None:
-            self._page = pn.Column(title_pane(self.chapter_id), html_pane(
-                "<div class='gl-error'>This chapter cannot be shown here: "
-                f"{html.escape(self.why)}</div>", css_classes=["gl-unavailable"]), sizing_mode="stretch_width")
-        return self._page
+        return html_pane("<div class='gl-error'>This chapter cannot be shown here: "
+                         f"{html.escape(self.why)}</div>", css_classes=["gl-unavailable"])

@@ -132,11 +132,11 @@ def beside(controls, *views, width=260):
     return wrap_row(pn.Column(*controls, width=width), pn.Column(*views, sizing_mode="stretch_width"))
 
 
-def chapter_page(chapter_id, widget=None, tools=None):
+def chapter_page(chapter_id, widget=None, tools=None, prose=True):
     """Title, the chapter's tools (Reset, Copy link, …), the interactive card (if any), then the
-    prose: the layout of every chapter."""
+    prose (unless `prose` is False): the layout of every chapter."""
     parts = [title_pane(chapter_id)] + [part for part in (tools, widget) if part is not None]
-    return pn.Column(*parts, prose_pane(chapter_id), sizing_mode="stretch_width",
+    return pn.Column(*parts, *([prose_pane(chapter_id)] if prose else []), sizing_mode="stretch_width",
                      stylesheets=[variables_css()])
 
 

@@ -43,15 +43,18 @@ class StreamingCurve:
     `lines`: name -> (label, colour, dash, "above" or "below") of the reference lines, placed by
     `restart`, each label above or below its line (put the higher line's label above, the lower
     one's below, and they never overlap however far the range grows).
+    `x_log`: the steps on a log axis from step 1, so that a run's first hundred steps keep their
+    room however long it grows (the steps count from 1 then).
     """
 
-    def __init__(self, title, x_label, y_end, lines=(), max_points=None, height=250, css_class=None):
+    def __init__(self, title, x_label, y_end, lines=(), max_points=None, height=250, css_class=None, x_log=False):
         self.x_label, self.max_points = x_label, max_points or MAX_POINTS
+        self._x_start = 1 if x_log else 0
         self.source = ColumnDataSource(self._columns([]))
         self.fig = fig = figure(
             height=height, sizing_mode="stretch_width", tools="", toolbar_location=None, title=title,
-            x_range=Range1d(0, X_MIN_END), y_range=Range1d(0, Y_HEADROOM * y_end),
-            css_classes=[css_class] if css_class else [])
+            x_range=Range1d(self._x_start, X_MIN_END), y_range=Range1d(0, Y_HEADROOM * y_end),
+            x_axis_type="log" if x_log else "linear", css_classes=[css_class] if css_class else [])
         fig.line("step", "raw", source=self.source, color=PALETTE.pale, alpha=0.6)
         fig.line("step", "smooth", source=self.source, color=PALETTE.positive, line_width=2)
         self._spans, self._labels = {}, {}
@@ -62,7 +65,8 @@ class StreamingCurve:
             fig.add_layout(self._spans[key])
             fig.add_layout(self._labels[key])
         fig.xaxis.axis_label = x_label
-        describe(fig, f"Training curve: {title}, against {x_label}; pale: each step, dark: smoothed"
+        describe(fig, f"Training curve: {title}, against {x_label}{' on a log scale' if x_log else ''}; "
+                      "pale: each step, dark: smoothed"
                       + "".join(f"; {text} as a reference line" for text, *_ in dict(lines).values()))
         self._y_end = y_end
         self._clear()
@@ -87,7 +91,7 @@ class StreamingCurve:
                 self._spans[key].location = self._labels[key].y = y
             self.source.data = self._columns([])
             self.fig.xaxis.axis_label = self.x_label
-            self.fig.x_range.update(start=0, end=X_MIN_END)
+            self.fig.x_range.update(start=self._x_start, end=X_MIN_END)
             self.fig.y_range.update(start=0, end=Y_HEADROOM * y_end)
 
     def snapshot(self):

@@ -587,3 +587,17 @@ def test_the_static_site_and_a_script_have_no_update_limit():
     set_value(c, "gl-ch7-hidden", 128)
     set_value(c, "gl-ch7-B", 16)
     assert (c.model.H, c.model.B) == (128, 16) and c.values()["ch7.error"] == ""
+
+
+def test_the_loss_curve_keeps_the_early_stages_on_a_log_step_axis():
+    """The loss falls from chance past the unigram line within the first hundred or so steps; on a
+    linear axis that grows past 10,000 steps those stages are one vertical line."""
+    from bokeh.models import LogScale
+    c = LiveLabChapter()
+    c.__panel__()
+    fig = figure(c, "gl-ch7-loss")
+    assert isinstance(fig.x_scale, LogScale) and fig.x_range.start == 1
+    assert "log scale" in fig.xaxis.axis_label
+    click(c, "gl-ch7-step")
+    c._push_curve(final=True)
+    assert fig.x_range.start == 1 and min(c._curve.source.data["step"]) >= 1

@@ -67,7 +67,8 @@ class LiveLabChapter(ChapterViewer):
         self._sample_head = html_pane(margin=(4, 10, 0, 10))
         self._curve = StreamingCurve(
             f"Training loss, nats per character: pale line each chunk, dark line the EMA (decay {EMA_DECAY:g})",
-            curve_x_label(self._model), self._model.chance_loss, CURVE_LINES, css_class="gl-ch7-loss")
+            curve_x_label(self._model), self._model.chance_loss, CURVE_LINES, css_class="gl-ch7-loss",
+            x_log=True)                   # the early stages keep their room however long the run
         self._gates = Heatmaps({"z": "update gate z", "r": "reset gate r"}, self._model.H, self._model.K,
                                x_label=gate_x_label(self._model), y_label="unit", css_prefix="gl-ch7-gate")
         loop = self.loop = LiveLoop(self._model, on_restart=self._restart_views,

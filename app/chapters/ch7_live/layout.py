@@ -13,8 +13,8 @@ from app.widgets.page import PASTE_LIMIT, card, html_pane, wrap_row
 def curve_x_label(model):
     """One step is one K-character chunk, or B of them side by side."""
     if model.B == 1:
-        return f"step (one {model.K}-character chunk each)"
-    return f"step ({model.B} parallel chunks of {model.K} characters each)"
+        return f"step, log scale (one {model.K}-character chunk each)"
+    return f"step, log scale ({model.B} parallel chunks of {model.K} characters each)"
 
 
 def gate_x_label(model):
