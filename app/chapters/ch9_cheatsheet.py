@@ -39,6 +39,26 @@ STATUS_CLASS = {"correct": "gl-ch9-correct", "off": "gl-ch9-off", "not a number"
 UNITS = {"state_bytes": "bytes", "kv_per_token": "bytes", "kv_bytes": "bytes", "kv_ratio": "×", "readout_ratio": "×"}
 
 
+def weights(q):
+    """What the self-test needs, as the page shows it: per gate the input column for a, U and b
+    (chapter 4 prints the column for b; the column for a was only in the prose, far below)."""
+    g = examples.gru_hand_params()
+    vec = lambda v: "(" + ", ".join(fmt_fixed(x, 1) for x in v) + ")"          # noqa: E731
+    out = {}
+    for k in ("z", "r", "h"):
+        out.update({f"ch9.W{k}a": vec(q["input_columns"][k]), f"ch9.U{k}": "; ".join(vec(r) for r in g["U" + k]),
+                    f"ch9.b{k}": vec(g["b" + k])})
+    return out
+
+
+def weights_table(q):
+    v = weights(q)
+    rows = "".join(f"<tr><td>W<sub>{k}</sub>[:, a] = {gv(f'ch9.W{k}a', v[f'ch9.W{k}a'])}</td>"
+                   f"<td>U<sub>{k}</sub> = {gv(f'ch9.U{k}', v[f'ch9.U{k}'])}</td>"
+                   f"<td>b<sub>{k}</sub> = {gv(f'ch9.b{k}', v[f'ch9.b{k}'])}</td></tr>" for k in ("z", "r", "h"))
+    return f'<table class="gl-table"><caption>Chapter 4\'s weights for input a</caption><tbody>{rows}</tbody></table>'
+
+
 class CheatSheetChapter(ChapterViewer):
     """The self-test with a checker, and the deployment budget of a GRU language model."""
 
@@ -78,7 +98,7 @@ class CheatSheetChapter(ChapterViewer):
         task = (f"Chapter 4's cell, h<sub>t−1</sub> = ({fmt_fixed(q['h_prev'][0], 1)}, {fmt_fixed(q['h_prev'][1], 1)}), "
                 "input <b>a</b>, textbook convention. Type z, r, h̃ and h′ for both units, to four decimals.")
         self_test = beside(
-            [pn.pane.HTML(task, margin=(0, 10)), *rows,
+            [pn.pane.HTML(task, margin=(0, 10)), html_pane(weights_table(q), css_classes=["gl-ch9-weights"]), *rows,
              pn.Row(self.control("check", w.Button, label="Check", color="primary", width=110),
                     self.control("reveal", w.Toggle, label="Show the answer", width=140))], self._verdicts, width=390)
         budget = beside([self.control(name, w.IntInput, label=label, width=240) for name, label in INPUTS],
@@ -113,7 +133,7 @@ class CheatSheetChapter(ChapterViewer):
     # ------------------------------------------------------------ view
     def values(self):
         r = self._result
-        out = {"ch9.tolerance": fmt_sig(examples.SELF_TEST_TOLERANCE, 1),
+        out = {**weights(self._task), "ch9.tolerance": fmt_sig(examples.SELF_TEST_TOLERANCE, 1),
                "ch9.summary": "not checked yet" if r is None else f"{r['n_correct']} of {r['n_entries']} correct"}
         for key, *_ in ENTRIES:
             if r is not None:

@@ -143,3 +143,20 @@ def test_each_failure_links_to_the_widget_that_shows_it():
     for row in rows:
         links = re.findall(r'<a href="\?chapter=(\d)">', row)
         assert links and all(c in content.chapter_ids() for c in links), row
+
+
+def test_the_weights_the_self_test_needs_stand_beside_its_boxes():
+    """Chapter 4 prints the input column for b; the self-test asks for input a, whose column was
+    only in the prose far below: every number the step needs is beside the boxes, as gleam has it."""
+    from gleam import examples
+    c = CheatSheetChapter()
+    c.__panel__()
+    q, g = examples.chapter9_self_test(), examples.gru_hand_params()
+    shown = find(c, "gl-ch9-weights").object
+    for k in ("z", "r", "h"):
+        assert [float(x) for x in c.values()[f"ch9.W{k}a"].strip("()").split(",")] == q["input_columns"][k]
+        assert [float(x) for x in c.values()[f"ch9.b{k}"].strip("()").split(",")] == list(g["b" + k])
+        rows = [[float(x) for x in r.strip(" ()").split(",")] for r in c.values()[f"ch9.U{k}"].split(";")]
+        assert rows == g["U" + k].tolist()
+        for key in (f"ch9.W{k}a", f"ch9.U{k}", f"ch9.b{k}"):
+            assert f'data-key="{key}">{c.values()[key]}</span>' in shown

@@ -131,3 +131,21 @@ def test_the_failures_link_to_their_widgets(shared_lab):
     open_ch9(lab)
     for chapter in ("2", "3", "4", "6", "7"):
         assert lab.page.locator(f'.gl-prose a[href="?chapter={chapter}"]').count() >= 1, chapter
+
+
+def test_the_weights_of_input_a_stand_beside_the_boxes(shared_lab):
+    """The self-test asks for chapter 4's cell on input a: every weight it needs is on screen with
+    the boxes (the column for a was only in the prose, far below), as gleam has it."""
+    lab = shared_lab
+    open_ch9(lab)
+    q, g = examples.chapter9_self_test(), examples.gru_hand_params()
+    table = lab.page.locator(".gl-ch9-weights").first
+    wait_until(table.is_visible, page=lab.page, message="for the weights beside the self-test")
+    vec = lambda v: "(" + ", ".join(fmt_fixed(x, 1) for x in v) + ")"      # noqa: E731
+    for k in ("z", "r", "h"):
+        assert lab.text(f"ch9.W{k}a") == vec(q["input_columns"][k])
+        assert lab.text(f"ch9.b{k}") == vec(g["b" + k])
+        assert lab.text(f"ch9.U{k}") == "; ".join(vec(r) for r in g["U" + k])
+    box, first = table.bounding_box(), lab.page.locator(".gl-ch9-z-1 input").bounding_box()
+    assert box["y"] + box["height"] <= first["y"] + 1, "the weights are not above the boxes they serve"
+    assert first["y"] - (box["y"] + box["height"]) < 200, "the weights are far from the boxes"
