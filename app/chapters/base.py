@@ -83,8 +83,6 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
         if parameter in names and canonical not in classes:
             classes.append(canonical)
         widget = widget_type.from_param(self.param[parameter], css_classes=classes, **kwargs)
-        if isinstance(widget, pn.widgets.FloatSlider):
-            url_state.snap_to_step(widget)
         self._widgets[parameter] = widget
         refusals.guard(widget, self.param[parameter],
                        lambda value, why: self._refuse(parameter, value, why))

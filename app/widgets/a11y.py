@@ -155,6 +155,9 @@ if (!window.glA11y) {
             set(f, "aria-label", name || ("Choose a " + (m.accept ? m.accept + " " : "") + "file"));
         });
         v.shadow_el.querySelectorAll(".gl-math svg, .gl-math mjx-assistive-mml").forEach(s => set(s, "aria-hidden", "true"));
+        // display math wider than the column scrolls in its own box: a keyboard reaches it there
+        v.shadow_el.querySelectorAll(".katex-display, mjx-container[display=true]").forEach(el =>
+          set(el, "tabindex", el.scrollWidth > el.clientWidth + 1 ? "0" : null));
         v.shadow_el.querySelectorAll(".gl-skip").forEach(a => {
           if (!a.glSkip) { a.glSkip = true; a.addEventListener("click", focusChapter); }
         });

@@ -232,25 +232,3 @@ def install_navigation(doc):
     """Run NAVIGATION_JS in the page once the document is on screen (both modes: served, and
     the static site's pre-rendered and live documents; the script guards against a second run)."""
     doc.js_on_event("document_ready", CustomJS(code=NAVIGATION_JS))
-
-
-# ---------------------------------------------------------------- a slider's value on its grid
-
-def _decimals(x):
-    text = repr(float(x))
-    return 12 if "e" in text else len(text.split(".")[1].rstrip("0"))
-
-
-def snap_to_step(widget):
-    """A float slider's value, as it moves in the page, put back on its step's grid where it is off
-    only by a float sum's error: a key that adds a step of 0.05 to 1.0 gives 1.25, not
-    1.2500000000000002 (which a link would carry). A value off the grid on purpose (a default such
-    as chapter 4's z = 0.6748…) is left alone. In the browser, before the value reaches Python: a
-    correction sent back from Python would race the next key press."""
-    places = max(_decimals(widget.step), _decimals(widget.start))
-    widget.jscallback(value=f"""
-const v = cb_obj.value, step = cb_obj.step, start = cb_obj.start;
-if (Number.isFinite(v) && step > 0) {{
-  const grid = Number((start + Math.round((v - start) / step) * step).toFixed({places}));
-  if (v !== grid && Math.abs(v - grid) <= 1e-9 * Math.max(1, Math.abs(v))) cb_obj.value = grid;
-}}""")
