@@ -95,7 +95,6 @@ class ShareTools:
                                self.embed_text, visible=False, sizing_mode="stretch_width",
                                css_classes=[f"{cls}-share-tools"])
         self.toggle.param.watch(lambda event: self._open(event.new), "value")
-        self._sharing = [self.toggle, self.tools]
         self.panel = pn.Column(wrap_row(self.reset, self.toggle), self.tools,
                                sizing_mode="stretch_width", css_classes=[f"{cls}-share"])
         self.set_link("", [])
