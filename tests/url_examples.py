@@ -45,7 +45,7 @@ def changed_value(p, default):
         value = lo + round((aim - lo) / step) * step
         if value == default:
             value = lo + (round((aim - lo) / step) + 1) * step
-        return min(max(value, lo), hi)
+        return round(min(max(value, lo), hi), 12)      # the grid point itself, as a link writes it
     if isinstance(p, param.String):
         default = default or ""
         return default[::-1] if default[::-1] != default else default + "1"

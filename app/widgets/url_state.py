@@ -7,7 +7,10 @@ and Forward move between chapters.
   `precedence=-1`). Their URL name is the parameter's own unless the chapter's `url_names`
   says otherwise.
 - Only values that differ from the chapter's defaults (what a new viewer opens with) are
-  written. Floats are written with `repr` and read with `float`, so a value comes back exactly.
+  written. Floats are written with `repr` and read with `float`, so a value comes back exactly;
+  a value a slider reached by steps carries a float sum's error (1.0 + 5 × 0.05 is
+  1.2500000000000002), and one within 1e-12 of its step's grid is written as the grid point
+  (`rho=1.25`). A value off the grid on purpose (chapter 4's z = 0.6748…) is written as it is.
 - Reading is strict: an unknown name, a value of the wrong type, out of bounds, not one of a
   Selector's objects or too long is refused with a reason; the others still apply.
 
@@ -69,10 +72,23 @@ def format_value(p, value):
     if isinstance(p, param.Integer):
         return str(int(value))
     if isinstance(p, param.Number):
-        return repr(float(value))
+        return repr(on_grid(p, float(value)))
     if isinstance(p, param.ListSelector):
         return ",".join(str(v) for v in value)
     return str(value)
+
+
+def on_grid(p, value):
+    """`value`, or the point of its step's grid (from the lower bound, or 0), in the step's
+    decimals, when `value` is within 1e-12 of it: what a slider's steps meant to reach."""
+    step = p.step
+    if not step or not math.isfinite(value):
+        return value
+    origin = p.bounds[0] if p.bounds and p.bounds[0] is not None else 0.0
+    point = origin + round((value - origin) / step) * step
+    if abs(value - point) > 1e-12 * max(1.0, abs(value)):
+        return value
+    return round(point, max(0, -math.floor(math.log10(step))) + 3)   # a step of 0.05: 5 decimals
 
 
 def _in_bounds(p, value):

@@ -7,6 +7,7 @@ Values come from each control's declaration (tests/url_examples.py), never from 
 """
 import html
 
+import param
 import pytest
 from panel.io.location import Location
 
@@ -216,3 +217,20 @@ def test_an_embedded_page_offers_no_share_tools_and_share_folds_away():
     click(viewer, f"gl-ch{CID}-share-toggle")
     assert not tools.visible and toggle.label == "Share ▸"
     assert "`" not in find(viewer, f"gl-ch{CID}-embed").description     # a tooltip shows no raw Markdown
+
+
+def test_a_value_reached_by_steps_is_written_as_its_grid_point():
+    """1.0 + 5 × 0.05 is 1.2500000000000002 in floating point: the link says rho=1.25. A value off
+    the grid on purpose, or off it by more than a float sum's error, is written exactly."""
+    rho = param.Number(default=0.9, bounds=(0.0, 3.0), step=0.05)
+    h0 = param.Number(default=0.5, bounds=(-3.0, 3.0), step=0.01)
+    stepped = 1.0
+    for _ in range(5):
+        stepped += 0.05
+    assert stepped != 1.25
+    assert url_state.format_value(rho, stepped) == "1.25"
+    assert url_state.format_value(h0, -0.07000000000000001) == "-0.07"
+    assert url_state.format_value(rho, 3 * 0.05) == "0.15"
+    for exact in (0.6748, 1.2500001, 0.9000000001, 1.25):
+        assert float(url_state.format_value(rho, exact)) == exact
+    assert url_state.format_value(param.Number(default=1.0), 0.1 + 0.2) == repr(0.1 + 0.2)  # no step

@@ -3,6 +3,8 @@ rest: each key press) the measured decay; the clipping sliders rescale the gradi
 below its own entries is refused with a message). Every number is checked against gleam.examples
 at the sliders' exact values."""
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from gleam import examples
@@ -154,13 +156,20 @@ def test_a_screen_reader_reads_the_sliders_exact_value(shared_lab):
     handle = lab.page.locator(".gl-ch3-rho .noUi-handle")
     lab.slider_keys("gl-ch3-rho", "Home")
     wait_until(lambda: value(lab, "rho") == 0.0, page=lab.page, message="for ρ = 0")
-    for key in ["ArrowRight"] * 3 + ["PageUp"] * 2:
+    reached = []
+    for key in ["ArrowRight"] * 3 + ["PageUp"] * 2 + ["End", "PageDown", "PageDown"]:
         before = value(lab, "rho")
         lab.slider_keys("gl-ch3-rho", key)
         wait_until(lambda: value(lab, "rho") != before, page=lab.page, message=f"for {key} to move ρ")
         rho = float(value(lab, "rho"))
+        reached.append(rho)
         wait_until(lambda: abs(float(handle.get_attribute("aria-valuenow")) - rho) < 1e-9
                    and abs(float(handle.get_attribute("aria-valuetext")) - rho) < 1e-9,
                    page=lab.page, message=f"for aria-valuenow to read ρ = {rho!r}")
+        # the link carries the step's grid point (ρ steps by 0.05), not a float sum's error
+        on_grid = repr(round(rho, 2))
+        wait_until(lambda: parse_qs(urlsplit(lab.page.url).query).get("rho") == [on_grid],
+                   page=lab.page, message=f"for the URL to read rho={on_grid} (ρ = {rho!r})")
+    assert any(rho != round(rho, 2) for rho in reached), reached   # a value the rounding is for
     lab.click("gl-ch3-defaults")
     wait_until(lambda: value(lab, "rho") == DEFAULTS["rho"], page=lab.page, message="for Reset to defaults")
