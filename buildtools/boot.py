@@ -167,7 +167,13 @@ BOOT_SCRIPT = r"""<script>
           document.head.appendChild(s);
         });
       };
-      var afterPaint = function () { requestAnimationFrame(function () { setTimeout(start, 0); }); };
+      // After the first paint; a frame off screen (an embed below the fold) gets no animation
+      // frame until it is scrolled into view, so a timer starts it there.
+      var once = function () { if (start !== null) { var s = start; start = null; s(); } };
+      var afterPaint = function () {
+        requestAnimationFrame(function () { setTimeout(once, 0); });
+        setTimeout(once, 300);
+      };
       if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", afterPaint, {once: true});
       else afterPaint();
     }

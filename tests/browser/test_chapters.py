@@ -101,14 +101,41 @@ def test_guard_sees_offsite_requests_and_errors(pages, serve_site):
     lab.guard.forget_errors()
 
 
-def test_embed_shows_one_chapter_without_the_contents(pages, site):
-    """`?embed=1` (for a course page's iframe): the chapter and its widget, no table of contents."""
+# Three embeds on one course page, as an instructor puts them: two `embed=widget` frames of
+# 700 x 600 at the top, and an `embed=1` frame far below the fold.
+EMBEDS = (("widget4", "4", "widget", ".gl-ch4-lines"), ("widget7", "7", "widget", ".gl-ch7-loss"),
+          ("page4", "4", "1", ".gl-ch4-lines"))
+INSTRUCTOR_TOOLS = ("share-toggle", "share-tools", "link", "embed", "embed-hide")
+
+
+def test_embeds_show_the_lesson_in_a_course_page(pages, site):
+    """In a 700 x 600 iframe, `embed=widget` shows the figure that answers the controls within
+    the frame's first 600 px (chapters 4 and 7), with no sideways scroll; no embed shows the
+    instructor's tools or the contents; a frame below the fold builds without being scrolled to
+    (a browser gives a frame off screen no animation frames)."""
     lab = pages.new(site)
-    lab.page.goto(site.url("4") + "&embed=1", wait_until="domcontentloaded",
-                  timeout=BOOT_TIMEOUT * 1000)
-    lab.wait_ready("4")
-    wait_until(lambda: lab.shows_chapter("4"), page=lab.page, message="for chapter 4")
-    wait_until(lambda: lab.page.locator(".gl-nav").count() == 0
-               or not any(b.is_visible() for b in lab.page.locator(".gl-nav").all()),
-               page=lab.page, message="for the table of contents to be hidden")
-    assert lab.page.locator(".gl-ch4-z1").count() >= 1
+    frames = "".join(
+        f'<iframe id="{name}" title="{name}" src="{site.url(cid)}&embed={mode}" width="700" height="600" '
+        f'style="border:0;display:block"></iframe>' + ('<div style="height:2400px"></div>' if name == "widget7" else "")
+        for name, cid, mode, _ in EMBEDS)
+    lab.page.set_viewport_size({"width": 1000, "height": 1300})
+    lab.page.set_content(f"<!doctype html><html><body style='margin:0'>{frames}</body></html>")
+    for name, cid, mode, figure in EMBEDS:
+        frame = lab.page.frame_locator(f"#{name}")
+        fig = frame.locator(figure).first
+        wait_until(lambda: fig.count() and fig.is_visible() and frame.locator(".pn-loading").count() == 0
+                   and frame.locator("#gl-boot:visible").count() == 0,
+                   timeout=BOOT_TIMEOUT, page=lab.page, message=f"for the {name} embed to be live")
+        top = fig.bounding_box()["y"] - lab.page.locator(f"#{name}").bounding_box()["y"]
+        if mode == "widget":
+            assert 0 <= top < 600, f"{name}: the answering figure starts {top:.0f} px down the frame"
+        else:
+            assert frame.locator(".gl-prose").first.is_visible()
+        widths = frame.locator("html").evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert widths[0] <= widths[1], f"{name}: the frame scrolls sideways ({widths})"
+        shown = [tool for tool in INSTRUCTOR_TOOLS
+                 if any(t.is_visible() for t in frame.locator(f".gl-ch{cid}-{tool}").all())]
+        assert shown == [], f"{name} shows the instructor's tools {shown}"
+        assert not any(n.is_visible() for n in frame.locator(".gl-nav").all()), f"{name} shows the contents"
+    below = lab.page.locator("#page4").bounding_box()["y"]
+    assert below > 1300 and lab.page.evaluate("() => window.scrollY") == 0     # never scrolled to

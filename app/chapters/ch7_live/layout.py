@@ -58,4 +58,4 @@ def page_widget(chapter):
         wrap_row(*[pn.pane.Bokeh(fig, sizing_mode="stretch_width") for fig in chapter._gates.figs.values()],
                  basis=260),
         chapter._sample_head, chapter._sample.pane, sizing_mode="stretch_width")
-    return card(wrap_row(controls, views, basis=420), layout=pn.Column)
+    return card(wrap_row(controls, views, basis=300), layout=pn.Column)   # beside at 700 px (an embed)
