@@ -256,7 +256,8 @@ class Lab(pn.viewable.Viewer):
             return
         loc = self._location
         href = (getattr(loc, "href", "") or "").split("#")[0].split("?")[0]
-        viewer.share.set_link(href or getattr(loc, "pathname", "") or "", pairs or self.url_pairs())
+        href = url_state.page_address(href or getattr(loc, "pathname", "") or "", self.chapter)
+        viewer.share.set_link(href, pairs or self.url_pairs())
 
     @param.depends("message", watch=True)
     def _show_message(self):

@@ -188,6 +188,18 @@ def parse_query(search):
     return pairs, ""
 
 
+STATIC_PAGE = re.compile(r"/(chapter-[\w-]+|index)\.html$")
+
+
+def page_address(href, chapter):
+    """The address of the page that shows `chapter`: on the static site, which has a page per
+    chapter (chapter-<id>.html; index.html is chapter 0), that chapter's own page; under panel
+    serve the one address. NAVIGATION_JS writes the same into the address bar."""
+    if STATIC_PAGE.search(href) and re.fullmatch(r"[\w-]+", str(chapter)):
+        return STATIC_PAGE.sub(f"/chapter-{chapter}.html", href)
+    return href
+
+
 def query_string(pairs):
     """`?k=v&…`, commas kept readable."""
     return "?" + urllib.parse.urlencode(pairs, quote_via=urllib.parse.quote, safe=",") if pairs else ""
@@ -200,7 +212,7 @@ def query_string(pairs):
 # within one chapter replace the current history entry (at most ~10 a second: browsers throttle
 # the history API), a change of chapter add one, and Back/Forward hand the entry's query to the
 # Location models on screen (app.lab then shows that entry's chapter and controls).
-NAVIGATION_JS = """
+NAVIGATION_JS = r"""
 if (!window.__glNavigation) {
   window.__glNavigation = true;
   const push = history.pushState.bind(history), replace = history.replaceState.bind(history);
@@ -216,10 +228,17 @@ if (!window.__glNavigation) {
       last = Date.now();
     }
   };
+  // The static site has a page per chapter (chapter-<id>.html, index.html for chapter 0): an
+  // entry of another chapter names that chapter's page, so a link copied from the address bar
+  // (or a reload) opens the page that pre-renders it.
+  const page = /\/(chapter-[\w-]+|index)\.html$/;
   history.pushState = function (state, title, url) {
     const next = new URL(url, window.location.href), here = new URL(window.location.href);
+    const wanted = chapter(next);
+    if (page.test(next.pathname) && wanted !== null && /^[\w-]+$/.test(wanted))
+      next.pathname = next.pathname.replace(page, "/chapter-" + wanted + ".html");
     if (next.href === here.href) { pending = null; return; }
-    const same = next.pathname === here.pathname
+    const same = (next.pathname === here.pathname || (page.test(next.pathname) && page.test(here.pathname)))
       && (chapter(next) === null || chapter(here) === null || chapter(next) === chapter(here));
     if (same) {
       pending = [state, title, next.href];

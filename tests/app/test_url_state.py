@@ -234,3 +234,14 @@ def test_a_value_reached_by_steps_is_written_as_its_grid_point():
     for exact in (0.6748, 1.2500001, 0.9000000001, 1.25):
         assert float(url_state.format_value(rho, exact)) == exact
     assert url_state.format_value(param.Number(default=1.0), 0.1 + 0.2) == repr(0.1 + 0.2)  # no step
+
+
+def test_a_link_names_the_page_of_its_chapter():
+    """The static site has a page per chapter: a link to chapter 4 made on chapter 3's page (after
+    moving by the contents) names chapter-4.html; under panel serve the address is the app's."""
+    assert url_state.page_address("http://127.0.0.1:8000/lab/chapter-3.html", "4") == \
+        "http://127.0.0.1:8000/lab/chapter-4.html"
+    assert url_state.page_address("http://h/index.html", "memory") == "http://h/chapter-memory.html"
+    assert url_state.page_address("http://h/app", "4") == "http://h/app"
+    assert url_state.page_address("http://h/notes.html", "4") == "http://h/notes.html"
+
