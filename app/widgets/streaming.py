@@ -132,13 +132,15 @@ class StreamingCurve:
 
     def _add(self, new):
         self.points += new
-        if len(self.points) > self.max_points:       # merge neighbours: half the points
-            pts = self.points
+        merged = len(self.points) > self.max_points
+        while len(self.points) > self.max_points:    # merge neighbours: half the points, as often
+            pts = self.points                        # as a long push (a throttled tab) needs
             self.points = [pts[i] if i + 1 == len(pts) else
                            (pts[i + 1][0], pts[i + 1][1],
                             (pts[i][2] * pts[i][3] + pts[i + 1][2] * pts[i + 1][3]) / (pts[i][3] + pts[i + 1][3]),
                             pts[i][3] + pts[i + 1][3]) for i in range(0, len(pts), 2)]
             self.stride *= 2
+        if merged:
             self.source.data = self._columns(self.points)
             self.fig.xaxis.axis_label = f"{self.x_label}; a pale point is the mean of {self.stride} steps"
         else:

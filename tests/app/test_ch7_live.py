@@ -149,6 +149,18 @@ def test_loss_curve_keeps_the_whole_run_in_bounded_points(monkeypatch):
     assert "mean of" not in figure(c, "gl-ch7-loss").xaxis[0].axis_label
 
 
+def test_a_long_run_pushed_at_once_is_still_bounded(monkeypatch):
+    """A tab the browser throttles pushes many steps at once: they are merged as often as needed
+    (one halving of 143 points left 72 of at most 40)."""
+    monkeypatch.setattr(streaming, "MAX_POINTS", 40)
+    c = LiveLabChapter()
+    c.loop.tick(n=143)
+    click(c, "gl-ch7-pause")
+    data = figure_data(c, "gl-ch7-loss")
+    assert 20 < len(data["step"]) <= 40 and data["step"][-1] == 143
+    assert "mean of 4 steps" in figure(c, "gl-ch7-loss").xaxis[0].axis_label     # 143 -> 72 -> 36
+
+
 def test_an_emptied_or_refused_learning_rate_is_said_and_the_box_shows_the_rate_in_use():
     c = LiveLabChapter()
     set_value(c, "gl-ch7-lr", None)                       # the learner emptied the box
