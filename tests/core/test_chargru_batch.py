@@ -24,25 +24,32 @@ from gleam.chargru import DEFAULT_CORPUS, MAX_BATCH, CharGRU, export_script, gra
 # 949dd35, numpy 2.0.2 and the project's NumPy alike): losses, gradient norms, parameters, Adagrad
 # memory, carried state and gates after the run, the saved file, the last loss and the preview
 # sample. B = 1 must reproduce every bit of one machine's set. NumPy's vectorised loops (which SIMD
-# extensions the CPU has) change the last bits of a run, so 949dd35 was run on two machines: the
-# one the trainer was written on, and one whose NumPy finds AVX2 but no AVX-512. A run must match
-# one set in full, never a mix.
+# extensions the CPU has) change the last bits of a run, so 949dd35 was run on three machines: the
+# one the trainer was written on, one whose NumPy finds AVX2 but no AVX-512, and one with AVX-512
+# up to BF16 (Ice Lake and later; its second run is bit for bit the first machine's). A run must
+# match one machine's set in full, never a mix.
 OLD_TRAINER = [
     (dict(), 300, [
         ("5277ae863f16d3941ad35eb9dc69604d", "c6b94431b2827699ceccd8d437ac9c86", "0.07787131538026437",
          "he river runs fbbt, slow and steas aady "),
         ("2fa5da663849c55e49bc1ab15ef4f607", "8d51248a874df0872f8eccd7ec7d2729", "0.07787131538031468",
+         "he river runs fbbt, slow and steas aady "),
+        ("a6050c4ed2d8844ffd00c66d6b1fb876", "be7ff6c7597b5d4141e1c8473db2da87", "0.07787131538034711",
          "he river runs fbbt, slow and steas aady ")]),
     (dict(hidden=16, seed=3, seq_len=10, lr=0.05), 120, [
         ("2b9aac184c774f4958ead26914440a57", "009d76735152845aab5e5b7789137121", "2.3515300686991583",
          "en f rw.s bim elewd in.tww mag,y slnenn "),
         ("d98b1d0c74705d4519bc950bb9776282", "5b6327f41d8ca8deb36c54defa1a09a3", "2.351530068699158",
+         "en f rw.s bim elewd in.tww mag,y slnenn "),
+        ("2b9aac184c774f4958ead26914440a57", "009d76735152845aab5e5b7789137121", "2.3515300686991583",
          "en f rw.s bim elewd in.tww mag,y slnenn ")]),
     (dict(lr=5.0), 50, [
         ("975b00cd4e043d9323d159ba9d99b158", "ac75aec7b3afcffcff1daed62fe6514a", "61.409254791087996",
          "hsnoyyyyyyryyyyyyyyyyyrrrhnvssssssssssss"),
         ("268381625e0265fdda892d4e50baebd2", "eb2419870def3c70b134e7237a7a7de5", "61.40925479109383",
-         "hsnoyyyyyyryyyyyyyyyyyrrrhnvsssssmank.s,")]),
+         "hsnoyyyyyyryyyyyyyyyyyrrrhnvsssssmank.s,"),
+        ("bcbf6c59df5d0127bd996d0b09978fa7", "7b30a3792226f960e7a9c37e76f4dc1e", "61.40925479108916",
+         "hsnoyyyyyyryyyyyyyyyyyrrrhnvssssssssssss")]),
 ]
 
 
