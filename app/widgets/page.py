@@ -56,10 +56,13 @@ def served():
     return session is not None and getattr(session, "server_context", None) is not None
 
 
-def gv(key, text, cls=""):
-    """`<span class="gv" data-key="KEY">TEXT</span>`, both escaped: the browser tests' hook."""
+def gv(key, text, cls="", exact=None):
+    """`<span class="gv" data-key="KEY">TEXT</span>`, all escaped: the browser tests' hook. A value
+    shown rounded can carry its `exact` digits too: in data-exact, and as the tooltip."""
     extra = f" {html.escape(cls, quote=True)}" if cls else ""
-    return (f'<span class="gv{extra}" data-key="{html.escape(key, quote=True)}">'
+    digits = "" if exact is None else html.escape(exact, quote=True)
+    more = f' data-exact="{digits}" title="{digits}"' if digits else ""
+    return (f'<span class="gv{extra}" data-key="{html.escape(key, quote=True)}"{more}>'
             f"{html.escape(str(text))}</span>")
 
 

@@ -9,7 +9,7 @@ import panel as pn
 from bokeh.models import GlyphRenderer
 from panel.models import HTML as HTMLModel
 
-_SPAN = re.compile(r'<span class="gv[^"]*" data-key="([^"]+)">(.*?)</span>')
+_SPAN = re.compile(r'<span class="gv[^"]*" data-key="([^"]+)"[^>]*>(.*?)</span>')
 
 
 def _with_class(cls):
@@ -56,6 +56,14 @@ def shown(viewer):
             assert key not in out, f"value {key!r} shown twice"
             out[key] = html.unescape(value)
     return out
+
+
+def exact(viewer, key):
+    """The data-exact digits of the one value span `key` (a value shown rounded carries them)."""
+    found = [m for text in html_texts(viewer)
+             for m in re.findall(rf'data-key="{re.escape(key)}" data-exact="([^"]+)"', text)]
+    assert len(found) == 1, f"{len(found)} exact values for {key!r}"
+    return html.unescape(found[0])
 
 
 def html_with(viewer, needle):

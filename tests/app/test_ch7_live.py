@@ -11,7 +11,7 @@ from app.chapters.ch7_live import LiveLabChapter
 from app.widgets import streaming
 from content import fmt_fixed, fmt_sig
 from gleam import chargru, examples
-from surface import click, figure, figure_data, find, html_with, set_value, shown
+from surface import click, exact, figure, figure_data, find, html_with, set_value, shown
 
 XSS = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 
@@ -226,20 +226,22 @@ def test_the_seed_is_a_control_that_makes_a_new_model():
     set_value(c, "gl-ch7-seed", 5)
     assert c.model.seed == 5 and c.values()["ch7.steps"] == "0" and shown(c)["ch7.seed"] == "5"
     click(c, "gl-ch7-step")
-    assert c.values()["ch7.last_loss"] == fmt_sig(chargru.CharGRU(seed=5).step(1).loss[0], 12)
+    assert exact(c, "ch7.last_loss") == fmt_sig(chargru.CharGRU(seed=5).step(1).loss[0], 12)
     set_value(c, "gl-ch7-seed", None)                    # the learner emptied the box
     assert "the box was empty" in c.values()["ch7.error"] and find(c, "gl-ch7-seed").value == 5
     assert c.model.seed == 5 and c.values()["ch7.steps"] == "1"
     assert find(c, "gl-ch7-seed").end == 2**31 - 1
 
 
-def test_the_last_chunks_loss_is_shown_to_12_significant_digits():
+def test_the_last_chunks_loss_is_shown_to_4_significant_digits_with_12_in_its_tooltip():
     c = LiveLabChapter()
-    assert c.values()["ch7.last_loss"] == "—"
+    assert c.values()["ch7.last_loss"] == "—" and 'data-key="ch7.last_loss">' in html_with(c, "ch7.last_loss")
     steps(c, 3)
     want = chargru.CharGRU().step(3).loss[-1]
-    assert c.values()["ch7.last_loss"] == fmt_sig(want, 12) == shown(c)["ch7.last_loss"]
-    assert abs(float(c.values()["ch7.last_loss"]) - want) < 1e-11
+    assert c.values()["ch7.last_loss"] == shown(c)["ch7.last_loss"] == fmt_sig(want, 4)
+    assert len(re.sub(r"\D", "", c.values()["ch7.last_loss"]).lstrip("0")) == 4   # 3.912, not 3.91173481052
+    assert exact(c, "ch7.last_loss") == fmt_sig(want, 12) and abs(float(exact(c, "ch7.last_loss")) - want) < 1e-11
+    assert f'title="{fmt_sig(want, 12)}"' in html_with(c, "ch7.last_loss")
 
 
 def test_an_uploaded_text_file_fills_the_box_and_makes_the_new_model():

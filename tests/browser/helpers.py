@@ -360,6 +360,11 @@ class Lab:
     def number(self, key):
         return parse_shown(self.text(key))[0]
 
+    def exact(self, key):
+        """The data-exact digits of a value shown rounded (its tooltip)."""
+        self.text(key)
+        return self.gv_locator(key).get_attribute("data-exact")
+
     def wait_text(self, key, predicate, timeout=ACTION_TIMEOUT, what=""):
         """Poll the text of `key` until predicate(text) holds; returns the text."""
         seen = []

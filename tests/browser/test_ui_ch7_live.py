@@ -407,7 +407,7 @@ def test_the_seed_makes_a_new_model(shared_lab):
     lab.wait_text("ch7.steps", lambda t: t == "0", what="0: a new model")
     lab.click("gl-ch7-step")
     lab.wait_text("ch7.steps", lambda t: t == "1", what="1")
-    assert abs(lab.number("ch7.last_loss") - CharGRU(seed=3).step(1).loss[0]) < 1e-11
+    assert abs(float(lab.exact("ch7.last_loss")) - CharGRU(seed=3).step(1).loss[0]) < 1e-11
     set_seed(lab, 0)
 
 
@@ -429,7 +429,7 @@ def test_a_text_file_becomes_the_corpus_and_a_malformed_one_is_refused(shared_la
     assert lab.text("ch7.error") == "" and lab.text("ch7.steps") == "0"
     wait_until(lambda: lab.model_value("gl-ch7-draft") == TEXT, page=lab.page, message="for the box to hold the text")
     step_n(lab, 1)
-    assert abs(lab.number("ch7.last_loss") - CharGRU(TEXT).step(1).loss[0]) < 1e-11
+    assert abs(float(lab.exact("ch7.last_loss")) - CharGRU(TEXT).step(1).loss[0]) < 1e-11
     upload(lab, "gl-ch7-upload", "mine.txt", TEXT.encode("utf-8"))      # the same file again: read again
     lab.wait_text("ch7.steps", lambda t: t == "0", what="0: a new model from the same file")
     apply_corpus(lab, DEFAULT_CORPUS)
@@ -447,7 +447,7 @@ def test_a_saved_model_continues_exactly_in_a_fresh_page(shared_lab, pages):
     upload(lab, "gl-ch7-load", "broken.npz", data[:len(data) // 2], mime="application/octet-stream")
     lab.wait_text("ch7.error", lambda t: "broken.npz" in t and "not loaded" in t, what="why broken.npz is refused")
     assert lab.text("ch7.steps") == "50" and lab.model_value("gl-ch7-lr") == 0.05
-    last, sample = lab.text("ch7.last_loss"), sample_text(lab)
+    last, sample = lab.exact("ch7.last_loss"), sample_text(lab)
     model = CharGRU.from_bytes(data)                # the file holds the page's model
     assert name == "chargru-50-steps.npz" and model.steps == 50 and fmt_sig(model.last_loss, 12) == last
     assert model.lr_history == ((0, 0.1), (40, 0.05))
@@ -457,14 +457,15 @@ def test_a_saved_model_continues_exactly_in_a_fresh_page(shared_lab, pages):
     assert other.text("ch7.steps") == "0"
     upload(other, "gl-ch7-load", name, data, mime="application/octet-stream")
     other.wait_text("ch7.steps", lambda t: t == "50", what="50 once the file is loaded")
-    assert other.text("ch7.last_loss") == last and other.text("ch7.error") == ""
+    assert other.exact("ch7.last_loss") == last and other.text("ch7.error") == ""
+    assert other.text("ch7.last_loss") == fmt_sig(model.last_loss, 4) == lab.text("ch7.last_loss")
     assert "loaded: the model after 50 steps" in other.text("ch7.file")
     wait_until(lambda: other.model_value("gl-ch7-lr") == 0.05, page=other.page, message="for the loaded lr")
     wait_until(lambda: sample_text(other) == sample, page=other.page, message="for the same sample")
     for page in (lab, other):
         step_n(page, 1)
-    assert other.text("ch7.last_loss") == lab.text("ch7.last_loss")
-    assert float(other.text("ch7.last_loss")) != float(last)
+    assert other.exact("ch7.last_loss") == lab.exact("ch7.last_loss")
+    assert float(other.exact("ch7.last_loss")) != float(last)
     wait_until(lambda: sample_text(other) == sample_text(lab), page=other.page, message="for the same sample")
 
 
@@ -476,7 +477,7 @@ def test_the_exported_script_prints_the_pages_loss(shared_lab, tmp_path):
     step_n(lab, 25)
     lab.set_slider("gl-ch7-temp", 0.7)
     wait_until(lambda: lab.text("ch7.temperature") == "0.70", page=lab.page, message="for T = 0.70")
-    last, sample = lab.number("ch7.last_loss"), sample_text(lab)
+    last, sample = float(lab.exact("ch7.last_loss")), sample_text(lab)
     data, name = download(lab, "gl-ch7-export")
     assert name == "chargru_55_steps.py" and "Exported" in lab.text("ch7.file")
     script = tmp_path / name
@@ -521,7 +522,7 @@ def test_one_key_on_the_hidden_size_can_be_undone_by_keyboard(shared_lab):
     lab.wait_text("ch7.steps", lambda t: t == "4", what="4")
     twin = CharGRU(DEFAULT_CORPUS)
     twin.step(4)
-    assert abs(lab.number("ch7.last_loss") - twin.last_loss) < 1e-11
+    assert abs(float(lab.exact("ch7.last_loss")) - twin.last_loss) < 1e-11
 
 
 def test_four_parallel_streams_step_as_gleams_batched_model(shared_lab):
@@ -534,6 +535,6 @@ def test_four_parallel_streams_step_as_gleams_batched_model(shared_lab):
         lab.wait_text("ch7.steps", lambda t, n=n: t == str(n), what=str(n))
     twin = CharGRU(DEFAULT_CORPUS, batch=4)
     twin.step(2)
-    assert abs(lab.number("ch7.last_loss") - twin.last_loss) < 1e-11
+    assert abs(float(lab.exact("ch7.last_loss")) - twin.last_loss) < 1e-11
     assert "B = 4" in lab.pane_text("gl-ch7-stats")
     set_streams(lab, 1)

@@ -91,7 +91,7 @@ class LiveLabChapter(ChapterViewer):
     def values(self):
         loop, model = self.loop, self._model
         last = model.last_loss          # of the last chunk computed (a refused one included)
-        last_text = fmt_sig(last, 12) if math.isfinite(last) else "not a finite number"
+        last_text = fmt_sig(last, 4) if math.isfinite(last) else "not a finite number"
         pending = ("" if self.draft == model.corpus else
                    "The corpus box holds text that is not in use yet: press Apply corpus to train on it.")
         out = {"ch7.steps": str(model.steps),
@@ -105,6 +105,11 @@ class LiveLabChapter(ChapterViewer):
         if loop.status == "diverged":  # the chunk that diverged (the EMA lags behind it)
             out["ch7.diverged_loss"] = fmt_fixed(last, 3) if math.isfinite(last) else last_text
         return out
+
+    def last_loss_exact(self):
+        """The last chunk's loss to 12 significant digits (the page shows 4; these are its tooltip)."""
+        last = self._model.last_loss
+        return fmt_sig(last, 12) if math.isfinite(last) else None
 
     sample_text = lambda self: self._sample_text  # noqa: E731  (the text the sample box shows)
 
@@ -239,6 +244,6 @@ class LiveLabChapter(ChapterViewer):
 
     def _refresh_stats(self):
         v, model = self.values(), self._model
-        self._stats.object = (stats_html(v, self.loop.status, self.loop.rate, model)
+        self._stats.object = (stats_html(v, self.loop.status, self.loop.rate, model, self.last_loss_exact())
                               + messages_html(v, DIVERGENCE_FACTOR, model.divergence_loss))
         self._sample_head.object = sample_head_html(v["ch7.temperature"])

@@ -14,9 +14,10 @@ CURVE_LINES = {"chance": ("chance ln V", PALETTE.negative, "dashed", "above"),
                "unigram": ("unigram", PALETTE.secondary, "dotted", "below")}
 
 
-def stats_html(v, status, rate, model):
+def stats_html(v, status, rate, model, exact=None):
     """The figures line: status, steps, EMA and last chunk's loss, baselines, then the model's
-    settings (B, the parallel streams, with them) and, while training, the speed."""
+    settings (B, the parallel streams, with them) and, while training, the speed. The last loss is
+    shown to 4 significant digits, its `exact` 12 in its tooltip."""
     speed = ""
     if status == "training" and rate:
         speed = f" · {rate:,.0f} steps/s ({rate * model.B * model.K:,.0f} characters/s)"
@@ -26,7 +27,7 @@ def stats_html(v, status, rate, model):
         f"loss (EMA): {gv('ch7.loss', v['ch7.loss'])} nats",
         f"chance ln V: {gv('ch7.chance', v['ch7.chance'])} (V = {model.V})",
         f"unigram: {gv('ch7.unigram', v['ch7.unigram'])}",
-        f"last {'chunk' if model.B == 1 else 'step'}: {gv('ch7.last_loss', v['ch7.last_loss'])}",
+        f"last {'chunk' if model.B == 1 else 'step'}: {gv('ch7.last_loss', v['ch7.last_loss'], exact=exact)}",
         f"<span class='gl-note'>H = {model.H} · B = {gv('ch7.streams', v['ch7.streams'])} · "
         f"lr = {html.escape(f'{model.lr:g}')} · seed = {gv('ch7.seed', v['ch7.seed'])}{speed}</span>",
     ]
