@@ -44,6 +44,8 @@ STATIC_CSS = """
   text-align: left; }
 .gl-static blockquote { border-left: 3px solid var(--gl-root-border); margin: 0.8em 0; padding: 0 0.9em;
   color: var(--gl-root-quote); }
+.gl-static .gl-start { border: 1px solid var(--gl-root-border); border-radius: 6px; padding: 0.2em 1em;
+  margin: 0.2em 0 0.6em; }
 .gl-static .katex { color: inherit; }
 .gl-static .katex-display { display: block; max-width: 100%%; overflow-x: auto; overflow-y: hidden;
   margin: 0.8em 0; padding: 0.1em 0; }
@@ -117,7 +119,8 @@ def articles(chapter_ids, katex_dir: Path, typeset_prose: dict[str, str] | None 
 
     ids = list(chapter_ids)
     prose_of = typeset_prose if typeset_prose is not None else prose(ids, katex_dir)
-    out = {cid: wrap(cid, content.heading(cid), prose_of[cid]) for cid in ids}
+    start = f'<div class="gl-start">{content.start_html()}</div>\n'     # chapter 0's page is the index
+    out = {cid: wrap(cid, content.heading(cid), (start if cid == "0" else "") + prose_of[cid]) for cid in ids}
     for cid, text in out.items():
         check(cid, text)
     return out

@@ -7,4 +7,5 @@
 from content.chapters import chapter_ids, filename, heading, source, title, titles  # noqa: F401
 from content.formatting import (fmt_comma, fmt_fixed, fmt_gate, fmt_num, fmt_pct,  # noqa: F401
                                 fmt_sci, fmt_sig, tex_matrix, tex_tuple)
-from content.render import markdown_to_html, render, render_html, typeset, typeset_html  # noqa: F401
+from content.render import (markdown_to_html, render, render_html, start_html, typeset,  # noqa: F401
+                            typeset_html)

@@ -52,6 +52,12 @@ def filename(chapter_id):
     return f"ch{chapter_id}.md" if chapter_id.isdigit() else f"{chapter_id}.md"
 
 
+def start_source():
+    """The Markdown of the lab's first screen (start.md: what the lab is, for whom, where to start,
+    a line per chapter), shown above chapter 0, which is the site's index. No numbers in it."""
+    return importlib.resources.files(__package__).joinpath("start.md").read_text(encoding="utf-8")
+
+
 def source(chapter_id):
     """The raw Markdown template of a chapter."""
     return importlib.resources.files(__package__).joinpath(filename(chapter_id)).read_text(encoding="utf-8")

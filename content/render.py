@@ -76,6 +76,12 @@ def math_label(tex):
     return html.escape(" ".join(body.split()), quote=True)
 
 
+def start_html():
+    """The lab's first screen (content/start.md) as HTML."""
+    from content.chapters import start_source
+    return markdown_to_html(start_source())
+
+
 def render_html(chapter_id):
     """The chapter's prose as HTML (math left for MathJax)."""
     return markdown_to_html(render(chapter_id))

@@ -84,7 +84,8 @@ def words(parts):
 def test_article_has_the_prose_words_numbers_and_formulas(cid, articles, sources):
     art, src = read(articles[cid]), read(sources[cid])
     assert words(art.title) == content.heading(cid)
-    assert words(art.text) == words(src.text)
+    start = read(content.start_html()).text if cid == "0" else []   # the index opens with the first screen
+    assert words(art.text) == words(start + src.text)
     assert len(art.maths) == len(src.maths) > 0
     for a, s in zip(art.maths, src.maths):
         assert (a["role"], a["label"]) == ("img", s["label"])

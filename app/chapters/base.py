@@ -213,8 +213,11 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
     # ------------------------------------------------------------ the page
     def _layout_embed(self):
         for part in self._page.objects:
-            if {"gl-title", "gl-prose"} & set(part.css_classes or []):
+            classes = set(part.css_classes or [])
+            if {"gl-title", "gl-prose"} & classes:
                 part.visible = not self._widget_only
+            if "gl-start" in classes:
+                part.visible = not self._embedded
         if self.share is not None:
             self.share.sharing(not self._embedded)
 

@@ -24,6 +24,7 @@ PROSE_CSS = """
 .gl-prose-body blockquote { border-left: 3px solid var(--gl-border); margin: 0.8em 0; padding: 0 0.9em; color: var(--gl-quote); }
 .gl-prose-body mjx-container[display="true"], .gl-prose-body svg { max-width: 100%%; }
 .gl-prose-body { overflow-wrap: anywhere; }
+.gl-prose-body a { color: var(--gl-positive); text-decoration: underline; }
 .gl-prose-body table, .gl-prose-body pre, .gl-prose-body mjx-container[display="true"] { display: block; overflow-x: auto; max-width: 100%%; }
 .gl-prose-body .katex-display { display: block; max-width: 100%%; overflow-x: auto; overflow-y: hidden; padding: 0.1em 0; }
 """ % PROSE_MAX_WIDTH
@@ -46,6 +47,12 @@ PANEL_CSS = """
 PASTE_LIMIT = 2_000_000
 
 TITLE_CSS = "h1 { font-size: 1.8em; margin: 0.3em 0 0.2em; }"
+START_CSS = """
+.gl-start-body { border: 1px solid var(--gl-border); border-radius: 6px; background: var(--gl-surface);
+                 padding: 0.2em 1em; margin: 0.2em 0 0.6em; }
+.gl-start-body ul { padding-left: 1.2em; margin: 0.4em 0; }
+.gl-start-body li { margin: 0.2em 0; }
+"""
 CARD_STYLES = {"border": "1px solid var(--gl-border)", "border-radius": "6px", "padding": "6px"}
 
 
@@ -90,6 +97,17 @@ def title_pane(chapter_id):
     """The chapter's heading, e.g. "Chapter 4 — Gates: the GRU cell"."""
     return pn.pane.HTML(f"<h1>{html.escape(content.heading(chapter_id))}</h1>",
                         css_classes=["gl-title"], sizing_mode="stretch_width", stylesheets=[TITLE_CSS])
+
+
+START_CHAPTER = "0"        # the site's index: the lab's first screen is shown above it
+
+
+def start_pane():
+    """What the lab is, for whom, where to start, a line per chapter (content/start.md); any embed
+    leaves it out."""
+    body = f'<div class="gl-prose-body gl-start-body">{content.start_html()}</div>'
+    return pn.pane.HTML(body, css_classes=["gl-start"], disable_math=True, stylesheets=[PROSE_CSS, START_CSS],
+                        sizing_mode="stretch_width")
 
 
 def prose_pane(chapter_id, **kwargs):
@@ -138,7 +156,8 @@ def beside(controls, *views, width=260):
 def chapter_page(chapter_id, widget=None, tools=None, prose=True):
     """Title, the chapter's tools (Reset, Copy link, …), the interactive card (if any), then the
     prose (unless `prose` is False): the layout of every chapter."""
-    parts = [title_pane(chapter_id)] + [part for part in (tools, widget) if part is not None]
+    parts = [title_pane(chapter_id)] + ([start_pane()] if chapter_id == START_CHAPTER else [])
+    parts += [part for part in (tools, widget) if part is not None]
     return pn.Column(*parts, *([prose_pane(chapter_id)] if prose else []), sizing_mode="stretch_width",
                      stylesheets=[variables_css()])
 

@@ -248,16 +248,36 @@ if (!window.__glNavigation) {
     flush();
     push(state, title, next.href);
   };
+  const tell = () => {           // the Location models on screen take the address's query
+    const roots = window.Bokeh && Bokeh.index ? (Bokeh.index.roots || Object.values(Bokeh.index)) : [];
+    let told = false;
+    for (const view of roots) {
+      const model = view.model;
+      if (model && model.constructor.__name__ === "Location") {
+        told = true;
+        if (model.search !== window.location.search) model.search = window.location.search;
+      }
+    }
+    return told;
+  };
   window.addEventListener("popstate", () => {
     pending = null;
     clearTimeout(timer);
     timer = null;
-    const roots = window.Bokeh && Bokeh.index ? (Bokeh.index.roots || Object.values(Bokeh.index)) : [];
-    for (const view of roots) {
-      const model = view.model;
-      if (model && model.constructor.__name__ === "Location" && model.search !== window.location.search)
-        model.search = window.location.search;
-    }
+    tell();
+  });
+  // A link to a chapter within the lab (href "?chapter=…": the index's first screen) moves in
+  // place, as the contents do: a history entry, no reload (on the static site, no second start
+  // of Python). A modified click (a new tab or window) is left to the browser.
+  document.addEventListener("click", (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey
+        || event.altKey) return;
+    const link = event.composedPath().find((el) => el.tagName === "A");
+    const href = link && link.getAttribute("href");
+    if (!href || !/^[?]chapter=[\w-]+$/.test(href) || link.target) return;
+    event.preventDefault();
+    history.pushState(null, "", new URL(href, window.location.href).href);
+    if (!tell()) window.location.reload();
   });
 }
 """

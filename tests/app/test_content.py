@@ -225,3 +225,16 @@ def test_formatters():
     assert fmt_sig(0.0011790) == "0.00118"
     assert fmt_comma(295680) == "295,680"
     assert fmt_pct(0.0759) == "7.6"
+
+
+def test_the_first_screen_names_every_chapter_once_with_its_heading_and_link():
+    """start.md (above chapter 0, the site's index) lists each chapter and lab once, by its heading
+    as the contents give it, linked by ?chapter=; it says what the lab is, for whom, where to start."""
+    text = content.chapters.start_source()
+    links = re.findall(r"^- \[([^\]]+)\]\(\?chapter=([\w-]+)\): (.+)$", text, re.M)
+    assert [cid for _, cid, _ in links] == IDS
+    assert all(heading == content.heading(cid) and len(line) > 20 for heading, cid, line in links)
+    for words in ("Start here", "learners", "instructors", "researchers", "Read the chapters in order"):
+        assert words in text
+    html = content.start_html()
+    assert html.count('<a href="?chapter=') == len(IDS) and "{{" not in html

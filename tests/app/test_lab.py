@@ -176,3 +176,16 @@ def test_a_research_lab_without_its_results_file_is_a_sentence_not_a_blank_page(
     finally:
         monkeypatch.delenv("GLEAM_PRETRAINED")
         clear()
+
+
+def test_the_index_opens_with_the_first_screen_and_no_embed_shows_it(no_hints):
+    """Chapter 0 (the site's index) opens with what the lab is and where to start, above its
+    widget; no other chapter has it, and an embed of chapter 0 leaves it out."""
+    viewer = Lab(chapter="0").view("0")
+    classes = [(part.css_classes or [""])[0] for part in viewer.__panel__().objects]
+    assert classes.index("gl-start") < classes.index("gl-widget")
+    assert "Start here" in find(viewer, "gl-start").object and find(viewer, "gl-start").visible
+    assert "gl-start" not in [(p.css_classes or [""])[0] for p in Lab(chapter="4").view("4").__panel__().objects]
+    for widget_only in (False, True):
+        embedded = Lab(chapter="0", embed=True, widget_only=widget_only).view("0")
+        assert find(embedded, "gl-start").visible is False

@@ -139,3 +139,33 @@ def test_embeds_show_the_lesson_in_a_course_page(pages, site):
         assert not any(n.is_visible() for n in frame.locator(".gl-nav").all()), f"{name} shows the contents"
     below = lab.page.locator("#page4").bounding_box()["y"]
     assert below > 1300 and lab.page.evaluate("() => window.scrollY") == 0     # never scrolled to
+
+
+def test_the_index_says_what_the_lab_is_and_where_to_start(shared_lab):
+    """The site's address (chapter 0) opens with the lab's first screen above chapter 0's widget:
+    what it is, for whom, and a link per chapter that opens it."""
+    lab = shared_lab
+    lab.show("0")
+    start = lab.page.locator(".gl-start").first
+    wait_until(lambda: start.is_visible() and "Start here" in lab.pane_text("gl-start"), page=lab.page,
+               message="for the first screen")
+    widget = lab.page.locator(".gl-widget").first
+    assert start.bounding_box()["y"] < widget.bounding_box()["y"]
+    links = lab.page.locator(".gl-start a")
+    assert links.count() == len(CHAPTER_IDS)
+    assert [links.nth(i).get_attribute("href") for i in range(links.count())] == \
+        [f"?chapter={cid}" for cid in CHAPTER_IDS]
+    lab.page.evaluate("() => { window.__glSamePage = true; }")
+    links.nth(4).click()                                    # in place, as the contents move
+    wait_until(lambda: lab.chapter_in_url() == "4" and lab.shows_chapter("4"), page=lab.page,
+               message="for the link to open chapter 4")
+    assert lab.page.evaluate("() => window.__glSamePage === true"), "the link reloaded the page"
+    if lab.mode == "static":
+        assert "/chapter-4.html" in lab.page.url
+    assert lab.page.locator(".gl-start").count() == 0 or not lab.page.locator(".gl-start").first.is_visible()
+    lab.page.go_back()                                      # and Back returns to the index
+    wait_until(lambda: lab.shows_chapter("0") and start.is_visible(), page=lab.page,
+               message="for Back to show the index's first screen")
+    lab.page.go_forward()                                   # (no entry left ahead for the next test)
+    wait_until(lambda: lab.shows_chapter("4"), page=lab.page, message="for Forward to show chapter 4")
+    assert lab.page.evaluate("() => window.__glSamePage === true")

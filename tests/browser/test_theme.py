@@ -47,7 +47,7 @@ LOOK_JS = """(others) => {
       if (el.shadowRoot) { const found = deep(sel, el.shadowRoot); if (found) return found; }
     return null;
   };
-  const prose = deep(".gl-prose-body");
+  const prose = deep(".gl-prose-body:not(.gl-start-body)");   // the chapter's prose, not the index's first screen
   const svg = prose && prose.querySelector("mjx-container svg g"), katex = prose && prose.querySelector(".katex");
   const plots = [], left = [];
   const roots = window.Bokeh && Bokeh.index ? Object.values(Bokeh.index) : [];
