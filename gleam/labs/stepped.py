@@ -29,9 +29,12 @@ decided by the held-in test's sampling noise); a run that reaches its cap (the l
 without one keeps the weights of its best check (the first, on a tie): early stopping. The
 criterion is fixed before any run and the held-in test decides whether the run learned:
 learned = 1 when heldin_score(metrics) — the same statistic on the held-in test set — is >= the
-criterion, else 0. run() adds to the metrics
+criterion, else 0. A config with lr_drop_at set multiplies the learning rate by lr_drop once, at
+the first check whose score is >= lr_drop_at (a step decay after the rise: a run whose validation
+score swings between checks at its constant rate may settle at a smaller one); lr_drop_at None
+(the default) keeps the rate constant. run() adds to the metrics
     learned, val_score (the kept check's), kept_updates (the updates of the kept weights),
-    heldin_score
+    heldin_score (and with lr_drop_at set: lr_dropped_at, the updates at the drop, -1 if none)
 and returns, beside them, "curve" (every check as [updates, validation score]) and "weights"
 (the kept model's parameters as nested lists): gleam.sweep.run_one moves both out of the
 metrics into the record. check_every = 0 trains every update of every epoch and validates
@@ -54,16 +57,19 @@ __all__ = ["RunStats", "SteppedRun", "adam_model", "criterion_defaults", "criter
 def criterion_defaults(criterion):
     """The config keys of training to a criterion (module docstring) and their defaults: a run
     function's DEFAULTS take them from here (check_every 0: trained to the end, no validation)."""
-    return {"n_val": 0, "check_every": 0, "criterion": criterion, "stop_at": None}
+    return {"n_val": 0, "check_every": 0, "criterion": criterion, "stop_at": None, "lr_drop_at": None,
+            "lr_drop": 0.1}
 
 
 def criterion_config(c, max_val=10 ** 5):
-    """Those keys of config c (defaults filled in) checked -> a dict of the four; ValueError by
+    """Those keys of config c (defaults filled in) checked -> a dict of the six; ValueError by
     name for a bad one, or for check_every > 0 without a validation set (n_val <= max_val)."""
     out = {"n_val": checks.integer("config['n_val']", c["n_val"], minimum=0, maximum=max_val),
            "check_every": checks.integer("config['check_every']", c["check_every"], minimum=0, maximum=10 ** 5),
            "criterion": checks.number("config['criterion']", c["criterion"], 0, 1),
-           "stop_at": checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True)}
+           "stop_at": checks.number("config['stop_at']", c["stop_at"], 0, 1, none_ok=True),
+           "lr_drop_at": checks.number("config['lr_drop_at']", c["lr_drop_at"], 0, 1, none_ok=True),
+           "lr_drop": checks.number("config['lr_drop']", c["lr_drop"], 0, 1, strict_min=True)}
     if out["check_every"] and not out["n_val"]:
         raise ValueError("config['check_every'] > 0 validates on config['n_val'] examples: give n_val >= 1")
     return out
@@ -172,10 +178,14 @@ class SteppedRun:
         criterion = self.config["criterion"]
         stop = criterion if self.config.get("stop_at") is None else self.config["stop_at"]
         curve, best = [], (-1.0, 0, None)       # (score, updates, weights) of the best check so far
+        drop_at, dropped = self.config.get("lr_drop_at"), -1
         while True:
             self.step(every)
             score = float(self.validation_score())
             curve.append([self.steps, score])
+            if drop_at is not None and dropped < 0 and score >= drop_at:
+                self.trainer.lr = self.trainer.lr * self.config["lr_drop"]
+                dropped = self.steps
             if score > best[0]:
                 best = (score, self.steps, {k: v.copy() for k, v in self.model.params.items()})
             if score >= stop or self.finished:
@@ -186,6 +196,8 @@ class SteppedRun:
         out = self.metrics()
         heldin = float(self.heldin_score(out))
         out.update(learned=int(heldin >= criterion), val_score=best[0], kept_updates=best[1], heldin_score=heldin)
+        if drop_at is not None:
+            out["lr_dropped_at"] = dropped
         out["curve"] = curve
         out["weights"] = {k: v.tolist() for k, v in self.model.params.items()}
         return out

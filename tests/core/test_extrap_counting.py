@@ -292,7 +292,8 @@ def test_through_the_sweep_runner(tmp_path):
     ({"n": 0}, "'n'"), ({"lr": 0}, "lr"), ({"clip": -1.0}, "clip"), ({"seed": -1}, "seed"),
     ({"n_test": 10 ** 5, "max_test_n": 200}, "n_test"), ({"typo": 1}, "unknown"), ({"mode": "generate"}, "mode"),
     ({"test_stride": 0}, "test_stride"), ({"check_every": 5}, "n_val"), ({"n_val": -1}, "n_val"),
-    ({"criterion": 1.5}, "criterion"), ({"stop_at": 2}, "stop_at"), ({"max_test_n": 257}, "max_test_n")])
+    ({"criterion": 1.5}, "criterion"), ({"stop_at": 2}, "stop_at"), ({"max_test_n": 257}, "max_test_n"),
+    ({"lr_drop_at": 1.5}, "lr_drop_at"), ({"lr_drop": 0}, "lr_drop"), ({"lr_drop": 2}, "lr_drop")])
 def test_bad_configs_are_refused_by_name(bad, word):
     with pytest.raises(ValueError, match=word):
         ec.train_counting({**SMALL, **bad})
@@ -321,6 +322,20 @@ def test_a_run_to_a_criterion_reports_what_stepped_run_adds():
     # a criterion of 0 stops at the first check
     first = ec.train_counting({**config, "criterion": 0.0})
     assert first["updates"] == first["kept_updates"] == 5 and first["learned"] == 1
+
+
+def test_a_learning_rate_drop_comes_once_at_the_first_check_that_reaches_it():
+    config = {**SMALL, "cell": "lstm", "n_val": 100, "check_every": 5, "criterion": 1.0, "epochs": 3, "lr": 0.01}
+    plain = ec.CountingRun(config)
+    kept = plain.run()
+    assert "lr_dropped_at" not in kept and plain.trainer.lr == 0.01
+    run = ec.CountingRun({**config, "lr_drop_at": 0.0, "lr_drop": 0.25})   # every score reaches 0
+    out = run.run()
+    assert out["lr_dropped_at"] == 5 and run.trainer.lr == 0.01 * 0.25    # once, not at every check
+    assert out["curve"][0] == kept["curve"][0]           # the same run up to the drop, another after it
+    assert [s for _, s in out["curve"]] != [s for _, s in kept["curve"]]
+    never = ec.CountingRun({**config, "lr_drop_at": 1.0})                  # a score never reached
+    assert never.run()["lr_dropped_at"] == -1 and never.trainer.lr == 0.01
 
 
 # ---- next-character prediction ---------------------------------------------------------------
