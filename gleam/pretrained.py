@@ -4,7 +4,8 @@ A lab's figures come from sweeps (gleam.sweep) named here, in SPECS. Their recor
 data folder committed with the code, gleam/data/:
     <lab>.json          {"format", "lab", "provenance", "experiments": {name: {"spec", "records"}},
                          "samples": {name: record}}; a record is gleam.sweep's (key, config, seed,
-                         metrics, seconds, versions; "curve": the validation score at each check)
+                         metrics, seconds, and versions or, from 2026-12-06, provenance; "curve":
+                         the validation score at each check)
     <lab>.weights.npz   the trained weights of the experiments in WEIGHTS: "<experiment>/<key>/<param>"
 provenance: the gleam version, the git commit the records were made from (and whether its tree had
 changes), NumPy's and Python's versions and when. `results(lab)` returns {experiment: [record,

@@ -3,9 +3,14 @@
     {"key", "config", "seed", "status": "ok", "metrics": {name: number}, "seconds"}
     {"key", "config", "seed", "status": "error", "error": {"type", "message"}, "seconds"}
 
-and, written by gleam.sweep.run_one, "versions" ({"numpy", "python"} where it ran); a run trained
-to a criterion (gleam.labs.stepped) adds "curve" ([[updates, validation score], ...], updates
-increasing) and "weights" ({parameter name: nested lists of finite numbers}).
+and, written by gleam.sweep.run_one, "provenance": {"python", "numpy", "gleam" (its installed
+version, or None), "host" (platform.node()), "started" (the run's start, UTC, ISO 8601)} where
+it ran, to which run_sweep adds "commit" (the git HEAD of the working directory's checkout) and
+"dirty" (whether a tracked file differed from it), both None without git or a checkout. Records
+written before provenance have "versions" ({"numpy", "python"}) or nothing; they read, resume and
+summarise as the others. A run trained to a criterion (gleam.labs.stepped) adds "curve"
+([[updates, validation score], ...], updates increasing) and "weights" ({parameter name: nested
+lists of finite numbers}).
 
 key = gleam.sweep.grid.config_key(config); seed = config["seed"] (None without one); metrics
 are finite numbers (ints stay ints). Lines are in completion order, so nothing here depends on
@@ -16,6 +21,7 @@ middle of a write leaves a last line without one; reading ignores it and `trim_p
 cuts it off before the next run appends. A whole line that is not a record is an error, never
 skipped: it is data that someone else wrote or damaged.
 """
+import datetime
 import json
 import math
 import numbers
@@ -29,6 +35,9 @@ __all__ = ["read_results", "trim_partial_line", "check_record", "check_metrics",
 
 STATUSES = ("ok", "error")
 EXTRAS = ("curve", "weights")
+# provenance fields and their types (a field may be absent; one not named here is kept unread)
+_PROVENANCE = {"python": (str,), "numpy": (str,), "gleam": (str, type(None)), "host": (str,),
+               "started": (str,), "commit": (str, type(None)), "dirty": (bool, type(None))}
 _FLOAT_MAX = sys.float_info.max
 
 
@@ -86,6 +95,23 @@ def check_extras(name, extras):
     return extras
 
 
+def _check_provenance(name, provenance):
+    """A record's "provenance" (module docstring), or ValueError."""
+    if not (isinstance(provenance, dict) and all(isinstance(k, str) for k in provenance)):
+        raise ValueError(f"{name} must be a dict with str keys, got {provenance!r:.80}")
+    for k, types in _PROVENANCE.items():
+        if k in provenance and not isinstance(provenance[k], types):
+            kinds = " or ".join("None" if t is type(None) else t.__name__ for t in types)
+            raise ValueError(f"{name}[{k!r}] must be {kinds}, got {provenance[k]!r:.80}")
+    if "started" in provenance:
+        try:
+            datetime.datetime.fromisoformat(provenance["started"])
+        except ValueError:
+            raise ValueError(f"{name}['started'] must be an ISO 8601 time, got "
+                             f"{provenance['started']!r:.80}") from None
+    return provenance
+
+
 def check_record(name, record):
     """record, or ValueError unless it has the shape above (status "ok" or "error")."""
     if not isinstance(record, dict):
@@ -106,6 +132,8 @@ def check_record(name, record):
     if "metrics" in record:
         check_metrics(f"{name}['metrics']", record["metrics"])
     check_extras(name, record)
+    if "provenance" in record:
+        _check_provenance(f"{name}['provenance']", record["provenance"])
     return record
 
 

@@ -5,13 +5,19 @@ Where the runs go:
     jobs = N > 1           joblib's process pool (loky) of N workers on this machine
                            (jobs = None: the machine's CPU count)
     dask = "local"         a distributed.LocalCluster of `jobs` single-threaded worker processes
-                           (None: the CPU count) on 127.0.0.1, no dashboard, started and closed
-                           here; joblib.parallel_config(backend="dask") sends the runs to it
+                           (None: the CPU count) on 127.0.0.1, started and closed here;
+                           joblib.parallel_config(backend="dask") sends the runs to it. Its
+                           dashboard listens on 127.0.0.1 only (distributed's default is every
+                           interface), port 8787 or, when that is taken, a free one; its address
+                           is printed to stderr
     dask = "tcp://H:P"     the running cluster whose scheduler is at that address; `jobs` caps
                            the runs in flight (None: all the cluster's threads)
 Every backend calls `run_one(run, config)`, which imports the run function by its path where it
 runs. A run seeds everything from its config (see gleam.sweep.runs), so its metrics do not
 depend on the backend, the worker or the order.
+
+Provenance: run_one puts into each record where and when it ran (versions, host, start time);
+run_sweep adds the git commit of the working directory's checkout, found once per sweep.
 
 Resume: keys that already have an "ok" record in `out` are skipped and counted as done from the
 start; the rest run, errored ones included. A half-written last line is cut off first. A run
@@ -22,11 +28,16 @@ joblib, dask and tqdm are imported only here, inside the functions that use them
 """
 import contextlib
 import copy
+import datetime
+import functools
 import importlib
+import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -34,13 +45,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from gleam import checks
-from gleam.sweep.grid import RUN_PATH, config_key, current_run, expand_grid, load_spec
+from gleam.sweep.grid import RUN_PATH, config_key, current_run, load_spec
+from gleam.sweep.plan import check_out, plan_sweep
 from gleam.sweep.results import EXTRAS, check_extras, check_metrics, read_results, trim_partial_line
 
 __all__ = ["run_sweep", "run_one", "resolve_run", "SweepReport", "SweepInterrupted", "MAX_JOBS"]
 
 MAX_JOBS = 1024
 _ADDRESS = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.ASCII)   # tcp://HOST:PORT, tls://...
+_COMMIT = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?", re.ASCII)  # SHA-1, or SHA-256 repositories
+_DASHBOARD = "127.0.0.1:8787"
 _INSTALL = "pip install -e .[research]"
 
 
@@ -86,13 +100,42 @@ def resolve_run(run):
     return fn
 
 
+@functools.lru_cache(maxsize=1)
+def _process():
+    """The provenance shared by every run of this process: versions and host."""
+    try:
+        version = importlib.metadata.version("gleam")
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    return {"python": platform.python_version(), "numpy": np.__version__, "gleam": version,
+            "host": platform.node()}
+
+
+def _checkout():
+    """{"commit", "dirty"} of the git checkout holding the working directory: HEAD's hash and
+    whether a tracked file differs from it; both None when git is absent, fails or finds none."""
+    def git(*args):
+        return subprocess.run(["git", *args], capture_output=True, text=True, check=True,
+                              timeout=30).stdout.strip()
+    try:
+        commit = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None}
+    if not _COMMIT.fullmatch(commit):
+        return {"commit": None, "dirty": None}
+    return {"commit": commit, "dirty": dirty}
+
+
 def run_one(run, config):
     """Run one config -> its record ("ok" with metrics, or "error" with what was raised). A run
     trained to a criterion (gleam.labs.stepped) returns its "curve" and "weights" beside its
-    metrics: they go into the record as fields of their own (gleam.sweep.results)."""
+    metrics: they go into the record as fields of their own (gleam.sweep.results). "provenance"
+    holds the versions and host of this process and the run's start (UTC, ISO 8601)."""
     key = config_key(config)
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
     record = {"key": key, "config": config, "seed": config.get("seed"),
-              "versions": {"numpy": np.__version__, "python": platform.python_version()}}
+              "provenance": {**_process(), "started": started}}
     t0 = time.perf_counter()
     try:
         # a copy: a run that edits its config cannot change the record's key
@@ -114,8 +157,17 @@ def _client(distributed, address, dask):
                          f"({type(e).__name__}: {e})") from None
 
 
-def _execute(run, configs, jobs, dask):
-    """Yield each config's record as its run finishes (in completion order)."""
+def _say(bar, text):
+    """Print text to stderr, above the progress bar `bar` (None: no bar)."""
+    if bar is None:
+        print(text, file=sys.stderr, flush=True)
+    else:
+        bar.write(text, file=sys.stderr)
+
+
+def _execute(run, configs, jobs, dask, say):
+    """Yield each config's record as its run finishes (in completion order); say(text) prints
+    the dashboard's address of a LocalCluster started here."""
     if not configs:
         return
     if dask is None and jobs == 1:
@@ -133,20 +185,14 @@ def _execute(run, configs, jobs, dask):
         if dask == "local":
             address = stack.enter_context(distributed.LocalCluster(
                 n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address=None))
-        stack.enter_context(_client(distributed, address, dask))
+                host="127.0.0.1", dashboard_address=_DASHBOARD))
+        client = stack.enter_context(_client(distributed, address, dask))
+        if dask == "local":
+            say("Dask dashboard: " + (client.dashboard_link if importlib.util.find_spec("bokeh")
+                                      else "none (it needs bokeh, which is not installed)"))
         stack.enter_context(joblib.parallel_config(backend="dask"))
         n_jobs = jobs if dask != "local" and jobs is not None else -1
         yield from joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")(tasks)
-
-
-def _check_out(out):
-    if not isinstance(out, (str, os.PathLike)) or isinstance(out, bytes):
-        raise ValueError(f"out must be a file path (str or os.PathLike), got {out!r:.80}")
-    out = os.fspath(out)
-    if not out or os.path.isdir(out) or not os.path.isdir(os.path.dirname(os.path.abspath(out))):
-        raise ValueError(f"out = {out!r} must be a file in an existing directory")
-    return out
 
 
 def _check_dask(dask):
@@ -166,28 +212,28 @@ def run_sweep(spec, out, jobs=None, dask=None, progress=True):
     """Run every config of `spec` (a path, dict or Spec) not yet "ok" in `out` -> SweepReport.
 
     jobs: worker count (1: in this process; None: the CPU count, or the cluster's threads);
-    dask: None, "local" or a scheduler address; progress: a tqdm bar on stderr."""
+    dask: None, "local" or a scheduler address; progress: a tqdm bar on stderr. Each record's
+    provenance gets the commit of the working directory's checkout, found once here."""
     t0 = time.perf_counter()
     spec = load_spec(spec)
-    out = _check_out(out)
+    out = check_out(out)
     jobs = checks.integer("jobs", jobs, minimum=1, maximum=MAX_JOBS, none_ok=True)
     dask = _check_dask(dask)
     progress = checks.flag("progress", progress)
     resolve_run(spec.run)                           # a path that does not import fails here
     if jobs is None and dask is None:
         jobs = os.cpu_count() or 1
-    configs = expand_grid(spec.grid, spec.fixed)
-    done = set()
-    if os.path.exists(out):
-        trim_partial_line(out)
-        done = {r["key"] for r in read_results(out) if r["status"] == "ok"}
-    todo = [c for c in configs if config_key(c) not in done]
-    skipped, ran, errors = len(configs) - len(todo), 0, 0
+    trim_partial_line(out)
+    plan = plan_sweep(spec, out)
+    configs, todo = plan.configs, plan.todo
+    skipped, ran, errors = len(plan.done), 0, 0
     bar = _bar(len(configs), skipped) if progress else None
-    records = _execute(spec.run, todo, jobs, dask)
+    checkout = _checkout() if todo else None
+    records = _execute(spec.run, todo, jobs, dask, functools.partial(_say, bar))
     try:
         with open(out, "a", encoding="utf-8") as f:
             for record in records:
+                record["provenance"].update(checkout)
                 f.write(json.dumps(record, sort_keys=True, allow_nan=False) + "\n")
                 f.flush()
                 ran += 1
@@ -197,9 +243,8 @@ def run_sweep(spec, out, jobs=None, dask=None, progress=True):
                     bar.update(1)
     except KeyboardInterrupt:
         # counted from the file: Ctrl-C may land between a record's write and `ran += 1`
-        keys = {config_key(c) for c in configs}
         ok = {r["key"] for r in read_results(out) if r["status"] == "ok"}
-        raise SweepInterrupted(len(keys & ok), len(configs), out) from None
+        raise SweepInterrupted(len(ok.intersection(plan.keys)), len(configs), out) from None
     finally:
         records.close()          # a pool or cluster shuts down here, not at garbage collection
         if bar is not None:

@@ -6,9 +6,13 @@ of each key); "error" records are left out. Groups: runs whose configs agree on 
 config without a name reads as None there. For each group and metric, over the group's runs
 x_1 … x_k that report it:
     mean = Σ x_i / k,   std = √(Σ (x_i − mean)² / (k − 1))  (sample std; None when k = 1),
-    min, max, count = k  (the seeds, when the group fixes every other name).
-mean and std are computed on x / max|x| and scaled back, so values near the float limit do
-not overflow on the way; a std that itself exceeds the float range is refused.
+    min, max, count = k  (the seeds, when the group fixes every other name),
+    and with interval=True, ci_low and ci_high: a 95% percentile-bootstrap interval of the mean
+    (_interval: N_BOOT resamples from a fixed seed, so the same values always give the same
+    interval; one value gives that value as both ends).
+mean and std are computed on x / max|x|, the interval on x / 2**e (exact: 2**e the power of two
+just above max|x|), and scaled back, so values near the float limit do not overflow on the way;
+a std that itself exceeds the float range is refused.
 Rows come sorted by group (numbers by value, then strings, then anything else by its JSON),
 then by metric name, so a summary does not depend on the order of the lines.
 """
@@ -17,11 +21,16 @@ import numbers
 
 import numpy as np
 
+from gleam import checks
 from gleam.sweep.results import check_record
 
-__all__ = ["summarize", "format_table", "ok_records", "bootstrap_difference", "STAT_COLUMNS"]
+__all__ = ["summarize", "format_table", "ok_records", "bootstrap_difference", "STAT_COLUMNS",
+           "N_BOOT", "LEVEL"]
 
 STAT_COLUMNS = ("mean", "std", "min", "max", "count")
+N_BOOT = 10_000         # resamples of each interval
+LEVEL = 95              # its coverage, in percent: the ends are quantiles (100 ∓ LEVEL) / 200
+_BLOCK = 2 ** 20        # resample indices drawn at once, at most (whole resamples, at least one)
 
 
 def ok_records(records):
@@ -61,11 +70,36 @@ def _stats(x, name):
     return mean, std, float(np.min(x)), float(np.max(x))
 
 
-def summarize(records, by=None, metric=None):
+def _interval(x, mean, seed=0):
+    """The LEVEL percentile-bootstrap interval of the mean of the finite values x -> (low, high).
+
+    x is sorted first (so the order of the lines does not matter), k = len(x). Resample i takes
+    x[⌊u·k⌋] for the k numbers u of row i of np.random.default_rng(seed).random((N_BOOT, k))
+    (drawn in blocks of rows, the same stream); the ends are the (100 ∓ LEVEL) / 200 quantiles
+    (np.quantile, linear) of the N_BOOT resample means, kept within [min x, max x] (where every
+    resample mean lies) and widened to `mean` (x's, as _stats gives it) against rounding. One
+    value, or equal values: (that value, that value)."""
+    x = np.sort(np.asarray(x, dtype=np.float64))
+    k = len(x)
+    e = int(np.frexp(np.max(np.abs(x)))[1])    # |x| < 2**e, so x / 2**e is exact, in (-1, 1)
+    y = np.ldexp(x, -e)
+    rng = np.random.default_rng(seed)
+    means = np.empty(N_BOOT)
+    rows = max(1, _BLOCK // k)
+    for start in range(0, N_BOOT, rows):
+        u = rng.random((min(rows, N_BOOT - start), k))
+        means[start:start + len(u)] = y[(u * k).astype(np.intp)].mean(axis=1)
+    low, high = np.ldexp(np.quantile(means, [(100 - LEVEL) / 200, (100 + LEVEL) / 200]), e)
+    low, high = max(low, x[0]), min(high, x[-1])
+    return float(min(low, mean)), float(max(high, mean))
+
+
+def summarize(records, by=None, metric=None, interval=False):
     """Rows {"group": {name: value}, "metric", "mean", "std", "min", "max", "count"} -> list.
 
     by: config names to group on (None: every name but "seed"; [] one group of everything);
-    metric: one metric name, or None for all of them."""
+    metric: one metric name, or None for all of them; interval: True adds "ci_low" and
+    "ci_high" to each row (_interval)."""
     ok = ok_records(records)
     names = sorted({k for r in ok for k in r["config"]})
     if by is None:
@@ -78,6 +112,7 @@ def summarize(records, by=None, metric=None):
             raise ValueError(f"by names {unknown[0]!r}, which no config has; "
                              f"the configs have {names}")
         by = list(by)
+    interval = checks.flag("interval", interval)
     found = sorted({m for r in ok for m in r["metrics"]})
     if metric is not None and metric not in found:
         raise ValueError(f"metric must be None or one of the metrics reported, {found}, "
@@ -98,6 +133,8 @@ def summarize(records, by=None, metric=None):
             mean, std, low, high = _stats(x, repr(m))
             rows.append({"group": dict(zip(by, values)), "metric": m, "mean": mean,
                          "std": std, "min": low, "max": high, "count": len(x)})
+            if interval:
+                rows[-1]["ci_low"], rows[-1]["ci_high"] = _interval(x, mean)
     return rows
 
 

@@ -20,8 +20,9 @@ from hypothesis import given, settings, strategies as st
 from gleam.sweep import (DEFAULT_RUN, SweepInterrupted, config_key, expand_grid, format_table,
                          load_spec, read_results, run_sweep, summarize)
 from gleam.sweep.grid import RUN_ALIASES
-from gleam.sweep.results import trim_partial_line
+from gleam.sweep.results import check_record, trim_partial_line
 from gleam.sweep.runner import resolve_run
+from gleam.sweep.summary import N_BOOT
 from gleam.sweep.runs import TASKS, VOCAB, first_repeated, parity, train_task
 
 HERE = "tests.core.test_sweep"
@@ -190,6 +191,19 @@ def test_a_damaged_whole_line_is_an_error_not_skipped(tmp_path):
         read_results(path)
     with pytest.raises(ValueError, match="cannot be read"):
         read_results(tmp_path / "absent.jsonl")
+
+
+@pytest.mark.parametrize("provenance, message", [
+    ("here", r"\['provenance'\] must be a dict"),
+    ({"host": 3}, r"\['provenance'\]\['host'\] must be str, got 3"),
+    ({"commit": 1}, r"\['commit'\] must be str or None"),
+    ({"dirty": "yes"}, r"\['dirty'\] must be bool or None"),
+    ({"started": "yesterday"}, r"\['started'\] must be an ISO 8601 time"),
+])
+def test_a_bad_provenance_is_refused_by_name(provenance, message):
+    r = {"key": "k", "config": {}, "status": "ok", "metrics": {"m": 1}, "provenance": provenance}
+    with pytest.raises(ValueError, match=message):
+        check_record("record", r)
 
 
 # ---------------------------------------------------------------- the runner, in this process
@@ -370,6 +384,48 @@ def test_the_table_lines_up_its_columns():
         assert float(cells[3]) == pytest.approx(row["mean"], rel=1e-5)
         assert int(cells[7]) == row["count"]
     assert format_table([]) == "no ok runs to summarise"
+
+
+def _one_setting(values):
+    return [{"key": f"k{i}", "config": {"cell": "lstm", "seed": i}, "status": "ok",
+             "metrics": {"m": v}} for i, v in enumerate(values)]
+
+
+def bootstrap_by_hand(values, seed=0):
+    """The definition in gleam.sweep.summary._interval, in plain NumPy."""
+    x = np.sort(np.asarray(values, dtype=float))
+    u = np.random.default_rng(seed).random((N_BOOT, len(x)))
+    means = x[np.floor(u * len(x)).astype(int)].mean(axis=1)
+    return tuple(np.quantile(means, [0.025, 0.975]))
+
+
+@pytest.mark.parametrize("values", [[0.2, 0.9, 0.4, 0.7, 0.1], [3.0, -1.0],
+                                    list(np.random.default_rng(3).normal(size=300))])
+def test_the_interval_is_the_percentile_bootstrap_of_the_mean(values):
+    records = _one_setting(values)
+    (row,) = summarize(records, by=["cell"], interval=True)
+    low, high = bootstrap_by_hand(values)
+    assert (row["ci_low"], row["ci_high"]) == (low, high)   # scaled by a power of two: exact
+    assert row["ci_low"] <= row["mean"] <= row["ci_high"] and row["ci_low"] < row["ci_high"]
+    # reproducible, and a function of the values, not of the order of the lines
+    (again,) = summarize(records[::-1], by=["cell"], interval=True)
+    assert (again["ci_low"], again["ci_high"]) == (row["ci_low"], row["ci_high"])
+
+
+def test_the_interval_of_many_values_is_close_to_the_normal_approximation():
+    x = np.random.default_rng(7).normal(loc=2.0, scale=3.0, size=400)
+    (row,) = summarize(_one_setting(list(x)), by=["cell"], interval=True)
+    half = 1.96 * np.std(x, ddof=1) / np.sqrt(len(x))            # ≈ 0.29
+    assert row["ci_low"] == pytest.approx(x.mean() - half, abs=0.1 * half)
+    assert row["ci_high"] == pytest.approx(x.mean() + half, abs=0.1 * half)
+
+
+def test_one_value_or_equal_values_give_that_value_as_the_interval():
+    for values in ([0.25], [0.1, 0.1, 0.1]):
+        (row,) = summarize(_one_setting(values), by=["cell"], interval=True)
+        assert row["ci_low"] == row["ci_high"] == values[0] == pytest.approx(row["mean"])
+    (row,) = summarize(_one_setting([1e308, 1.5e308]), by=["cell"], interval=True)
+    assert 1e308 <= row["ci_low"] < row["ci_high"] <= 1.5e308    # no overflow on the way
 
 
 # ---------------------------------------------------------------- the built-in run and its tasks
