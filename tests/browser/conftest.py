@@ -183,6 +183,14 @@ class Site:
     def url(self, chapter):
         return f"{self.base}?chapter={chapter}"
 
+    def serves(self, url):
+        """Whether `url` is a page of the lab: the app's address, or on the static site index.html
+        or any chapter's page (moving in place, the address names the page of the chapter shown)."""
+        if self.mode != "static":
+            return url.startswith(self.base)
+        root = re.escape(self.base.rsplit("/", 1)[0] + "/")
+        return re.match(root + r"(index|chapter-[\w-]+)\.html([?#]|$)", url) is not None
+
     def log_tail(self, lines=30):
         return f"-- last lines of {self.log}:\n{_tail(self.log, lines)}" if self.log else ""
 

@@ -279,12 +279,14 @@ class Lab:
 
     def show(self, chapter):
         """Move to the chapter in place, as a learner does (a click in the table of contents);
-        the first time, or on a page without a lab, load it by its URL instead."""
-        loaded = (self.page.url.startswith(self.site.base)
-                  and self.page.locator(f".gl-nav-{chapter}").count() > 0
-                  and self.page.locator(".pn-loading").count() == 0)
+        the first time, or on a page without a lab, load it by its URL instead (a lab busy or
+        still starting is waited for: a reload would hide a test's question, e.g. what history
+        entries moving in place adds)."""
+        loaded = (self.site.serves(self.page.url)
+                  and self.page.locator(f".gl-nav-{chapter}").count() > 0)
         if not loaded:
             return self.open(chapter)
+        self.wait_ready()               # a page still starting, or busy (pn-loading): wait, never reload
         if self.chapter_in_url() != chapter or not self.shows_chapter(chapter):
             self.click(f"gl-nav-{chapter}")
         self.wait_ready(chapter)
@@ -338,8 +340,19 @@ class Lab:
         q = urlsplit(self.page.url).query
         return f"?{q}" if q else ""
 
-    def history_length(self):
-        return self.page.evaluate("() => history.length")
+    def pushes(self):
+        """How many history entries the page has added since this was first asked of it, counted
+        by the Navigation API (history.length stops growing at 50 in Chromium, and a long test
+        session reaches it). Back and Forward are traverses, a replaced entry a replace: neither counts."""
+        return self.page.evaluate("""() => {
+          if (window.__glPushes === undefined) {
+            window.__glPushes = 0;
+            navigation.addEventListener("currententrychange", (event) => {
+              if (event.navigationType === "push") window.__glPushes += 1;
+            });
+          }
+          return window.__glPushes;
+        }""")
 
     # -- reading
     def gv_locator(self, key):

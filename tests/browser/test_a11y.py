@@ -109,7 +109,7 @@ def tab_until(lab, predicate, key="Tab", what=""):
 def move(lab, cid):
     """Show a chapter in place without a new history entry (Chromium keeps at most 50, and the
     session's shared page serves many tests): as Back/Forward do, once the lab is loaded."""
-    if lab.page.url.startswith(lab.site.base) and lab.page.locator(".gl-toc").count():
+    if lab.site.serves(lab.page.url) and lab.page.locator(".gl-toc").count():
         lab.follow(f"?chapter={cid}", cid)
     else:
         lab.show(cid)

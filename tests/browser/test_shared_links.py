@@ -146,22 +146,22 @@ def test_back_and_forward_change_the_chapter_and_its_controls(shared_lab):
     lab.show(a)
     lab.click(f"gl-ch{a}-defaults")
     wait_until(lambda: lab.query() == f"?chapter={a}", page=lab.page)
-    start = lab.history_length()
+    start = lab.pushes()
     lab.slider_keys(slider, "ArrowRight", "ArrowRight", "ArrowRight")    # three moves, no entry
     wait_until(lambda: f"&{key}=" in lab.query(), page=lab.page, message="for the slider in the URL")
     moved = lab.model_value(slider)
     written = repr(round(moved, 12))      # the step's grid point (three steps may add a float error)
     wait_until(lambda: lab.query() == f"?chapter={a}&{key}={written}", page=lab.page)
-    assert lab.history_length() == start
+    assert lab.pushes() == start
     lab.show(b)                                                          # a chapter: one entry
-    assert lab.history_length() == start + 1
+    assert lab.pushes() == start + 1
     if lab.mode == "static":              # the URL names the page of the chapter it shows
         assert urlsplit(lab.page.url).path.endswith(f"/chapter-{b}.html"), lab.page.url
     lab.click(f"gl-nav-{a}")                                             # and back by the contents
     wait_until(lambda: lab.chapter_in_url() == a and lab.shows_chapter(a), page=lab.page)
     lab.click(f"gl-ch{a}-defaults")                                      # replaces that entry
     wait_until(lambda: lab.query() == f"?chapter={a}", page=lab.page)
-    assert lab.history_length() == start + 2
+    assert lab.pushes() == start + 2
     lab.page.go_back()                                                   # b
     wait_until(lambda: lab.chapter_in_url() == b and lab.shows_chapter(b), page=lab.page,
                message="for Back to show the previous chapter")
@@ -175,7 +175,7 @@ def test_back_and_forward_change_the_chapter_and_its_controls(shared_lab):
     wait_until(lambda: lab.shows_chapter(b), page=lab.page, message="for Forward")
     lab.page.go_forward()
     wait_until(lambda: lab.shows_chapter(a) and lab.model_value(slider) != moved, page=lab.page)
-    assert lab.query() == f"?chapter={a}" and lab.history_length() == start + 2
+    assert lab.query() == f"?chapter={a}" and lab.pushes() == start + 2
 
 
 def test_a_malformed_parameter_shows_a_message_and_the_page_stays_usable(pages, site):
