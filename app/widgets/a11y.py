@@ -165,6 +165,8 @@ if (!window.glA11y) {
     }
   };
   observe(document);
+  window.addEventListener("resize", schedule);     // what overflows changes with the width and
+  if (document.fonts) document.fonts.addEventListener("loadingdone", schedule);   // the fonts
   pass();
 }
 """
