@@ -6,7 +6,8 @@ visited and kept, so chapter 7's model and its training state survive a visit el
 The page URL carries what is on screen: `?chapter=3&rho=1.2&gamma=0.6` — the chapter and every
 control of it away from its default (app.widgets.url_state; URL names from the chapter), plus
 `embed=1` (no table of contents) or `embed=widget` (the interactive part alone) and `hide=a,b`
-(controls not shown, held at their values). A control's change rewrites the query in place; a
+(controls not shown, held at their values), and `theme=light|dark` (the page's theme, e.g. an
+embed's matching its course page; app.widgets.dark). A control's change rewrites the query in place; a
 change of chapter adds a history entry, and Back/Forward show the entry's chapter and controls
 (url_state.NAVIGATION_JS). What a link carries but cannot be used is named in one line above the
 chapter (`lab.message`) and dropped from the URL.
@@ -38,6 +39,7 @@ TOC_STYLES = {"background": "var(--gl-sunken)", "border-right": "1px solid var(-
 MASTHEAD = ("<b>Recurrent networks</b><br>"
             "<span style='color: var(--gl-muted)'>an interactive lab</span>")
 EMBED_MODES = {"1": "page", "true": "page", "yes": "page", "widget": "widget"}
+THEMES = ("light", "dark")       # `theme=`: the page's theme, whatever the reader's stored choice
 
 
 def _query_value(search, key):
@@ -119,6 +121,7 @@ class Lab(pn.viewable.Viewer):
         self._applying = False       # controls are being set from the URL: write it once, after
         self._written = None         # the query this Lab wrote last
         self._hide = []              # the URL names hidden (the first chapter's, in an embed)
+        self._theme = None           # the link's theme= (light or dark; the page script applies it)
         for cid in chapters.chapter_ids():
             button = pn.widgets.Button(label=_nav_label(cid), css_classes=["gl-nav", f"gl-nav-{cid}"],
                                        color="light", stylesheets=[TOC_CSS],
@@ -217,6 +220,9 @@ class Lab(pn.viewable.Viewer):
                 unknown = viewer.hide_controls(asked)
                 self._hide = [h for h in asked if h not in unknown]
                 refused += [f"hide={url_state.short(h)} (no such control in this chapter)" for h in unknown]
+            if first and query.get("theme") is not None:
+                self._theme = query["theme"] if query["theme"] in THEMES else None
+                refused += [] if self._theme else [f"theme={url_state.short(query['theme'])} (light or dark)"]
             if first:
                 self._show()
             else:
@@ -238,6 +244,8 @@ class Lab(pn.viewable.Viewer):
             pairs.append(("embed", "widget" if self.widget_only else "1"))
         if self._hide and self.chapter in self._views and self.built_chapters()[0] == self.chapter:
             pairs.append(("hide", ",".join(self._hide)))
+        if self._theme:
+            pairs.append(("theme", self._theme))
         controls = self.view(self.chapter).url_query()
         while controls and len(url_state.query_string(pairs + controls)) > url_state.MAX_QUERY:
             controls.remove(max(controls, key=lambda kv: len(kv[1])))    # what cannot be read back

@@ -72,7 +72,7 @@ EMBED_SCRIPT = """<script>
   (function (page) {
     var query = new URLSearchParams(window.location.search), embed = query.get("embed");
     if (["1", "true", "yes", "widget"].indexOf(embed) < 0) return;
-    var hidden = ["gl-toc", "gl-start", "gl-ch" + page + "-share-toggle", "gl-ch" + page + "-share-tools"];
+    var hidden = ["gl-toc", "gl-start", "gl-pager", "gl-ch" + page + "-share-toggle", "gl-ch" + page + "-share-tools"];
     if (embed === "widget") {
       document.documentElement.classList.add("gl-embed-widget");   // hides the static article too
       hidden.push("gl-title", "gl-prose");

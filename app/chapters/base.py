@@ -216,8 +216,10 @@ class ChapterViewer(pn.viewable.Viewer, metaclass=_OpensWithDefaults):
             classes = set(part.css_classes or [])
             if {"gl-title", "gl-prose"} & classes:
                 part.visible = not self._widget_only
-            if "gl-start" in classes:
+            if {"gl-start", "gl-pager"} & classes:
                 part.visible = not self._embedded
+            if "gl-full-lab" in classes:
+                part.visible = self._embedded
         if self.share is not None:
             self.share.sharing(not self._embedded)
 

@@ -1,5 +1,5 @@
-"""The dark theme in the page: the reader's choice (light, dark, or following the system's
-`prefers-color-scheme`), remembered in localStorage, and everything on screen following it.
+"""The dark theme in the page: the reader's choice (light, dark, or as the system prefers) kept in
+localStorage, or a link's `theme=light|dark` (an embed's: not kept), and all on screen following it.
 
 - CSS: the palettes are custom properties (app.widgets.theme); `root_css()` picks one on the root
   element, from `prefers-color-scheme` or its `data-gl-theme` attribute. The static site's pages
@@ -92,8 +92,9 @@ if (!document.getElementById("gl-theme-root")) {     // panel serve: the static 
   document.head.appendChild(style);
 }
 const system = window.matchMedia("(prefers-color-scheme: dark)");
-let stored = null;
-try { stored = window.localStorage.getItem(KEY); } catch (e) {}
+const asked = new URLSearchParams(window.location.search).get("theme");   // a link's: not stored
+let stored = null, quiet = ["light", "dark"].includes(asked);
+try { stored = quiet ? asked : window.localStorage.getItem(KEY); } catch (e) {}
 if (!["system", "light", "dark"].includes(stored)) stored = "system";
 const find = (doc, cls) => [...doc._all_models.values()].find(
   m => Array.isArray(m.css_classes) && m.css_classes.includes(cls));
@@ -109,11 +110,12 @@ for (const doc of (window.Bokeh ? Bokeh.documents : [])) {
     if (state.value !== shown) state.value = shown;
   };
   choice.properties.value.change.connect(() => {
-    try { window.localStorage.setItem(KEY, choice.value); } catch (e) {} apply();
+    if (!quiet) try { window.localStorage.setItem(KEY, choice.value); } catch (e) {} apply();
   });
   system.addEventListener("change", apply);
   if (choice.value !== stored) choice.value = stored; else apply();
 }
+quiet = false;      // the reader's own choice, from now on, is remembered
 """
 
 # First in the static site's <head>: the root's theme before the first paint; and every document
@@ -127,6 +129,8 @@ HEAD_HTML = """<style id="gl-theme-root">%(css)s</style>
   (function () {
     var root = document.documentElement, choice = null;
     try { choice = window.localStorage.getItem(%(key)s); } catch (e) {}
+    var asked = new URLSearchParams(window.location.search).get("theme");
+    if (asked === "light" || asked === "dark") choice = asked;     // a link's (an embed's) first
     if (choice === "light" || choice === "dark") root.setAttribute("data-gl-theme", choice);
     var map = %(map)s, roles = %(roles)s;
     var colour = function (v) {
@@ -171,10 +175,7 @@ HEAD_HTML = """<style id="gl-theme-root">%(css)s</style>
 
 def _light_names():
     """Light colour -> its palette name (the first name, where two share a colour)."""
-    names = {}
-    for name, colour in css_names(PALETTE).items():
-        names.setdefault(colour, name)
-    return names
+    return {colour: name for name, colour in reversed(list(css_names(PALETTE).items()))}
 
 
 def head_html():
@@ -264,9 +265,8 @@ class Theming:
         self._originals = {}
         light = list(_light_names())
         self._mapper = CategoricalColorMapper(factors=light, palette=light)   # colour columns: light -> shown
-        layout = lab.__panel__()
-        tocs = layout.select(lambda o: "gl-toc" in (getattr(o, "css_classes", None) or []))
-        (tocs[0] if tocs else layout).append(pn.Column(self.choice, self.state, margin=0))
+        tocs = lab.__panel__().select(lambda o: "gl-toc" in (getattr(o, "css_classes", None) or []))
+        (tocs[0] if tocs else lab.__panel__()).append(pn.Column(self.choice, self.state, margin=0))
         lab.on_build.append(lambda viewer: self.apply(viewer.__panel__()))   # styled before it is shown
         lab.param.watch(lambda event: self.apply(lab.view(lab.chapter).__panel__()), "chapter")
         self._switch()

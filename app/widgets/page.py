@@ -53,6 +53,13 @@ START_CSS = """
 .gl-start-body ul { padding-left: 1.2em; margin: 0.4em 0; }
 .gl-start-body li { margin: 0.2em 0; }
 """
+PAGER_CSS = """
+.gl-pager-body { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0.6em 2em;
+                 border-top: 1px solid var(--gl-border); padding: 0.8em 0 0.4em; font-size: 15px; }
+.gl-pager-body a, .gl-full-lab-body a { color: var(--gl-positive); text-decoration: underline; }
+.gl-pager-body .gl-next { margin-left: auto; text-align: right; }
+.gl-full-lab-body { font-size: 14px; text-align: right; }
+"""
 CARD_STYLES = {"border": "1px solid var(--gl-border)", "border-radius": "6px", "padding": "6px"}
 
 
@@ -110,6 +117,37 @@ def start_pane():
                         sizing_mode="stretch_width")
 
 
+def pager_pane(chapter_id):
+    """Links to the chapter before and after this one in reading order (none before the first,
+    none after the last), below the prose; they move in place (app.widgets.url_state's
+    NAVIGATION_JS) and no embed shows them."""
+    ids = content.chapter_ids()
+    i = ids.index(chapter_id)
+    links = []
+    if i > 0:
+        links.append(f'<a class="gl-prev" rel="prev" href="?chapter={html.escape(ids[i - 1], quote=True)}">'
+                     f"← {html.escape(content.heading(ids[i - 1]))}</a>")
+    if i + 1 < len(ids):
+        links.append(f'<a class="gl-next" rel="next" href="?chapter={html.escape(ids[i + 1], quote=True)}">'
+                     f"{html.escape(content.heading(ids[i + 1]))} →</a>")
+    body = f'<nav class="gl-pager-body" aria-label="Previous and next chapter">{"".join(links)}</nav>'
+    return pn.pane.HTML(body, css_classes=["gl-pager"], disable_math=True, stylesheets=[PAGER_CSS],
+                        sizing_mode="stretch_width")
+
+
+FULL_LAB_LINK = "gl-full-lab-link"      # its address is the page's, without embed and hide (NAVIGATION_JS)
+
+
+def full_lab_pane(chapter_id):
+    """In an embed only: a link that opens this chapter, as the embed shows it, in the full lab
+    (in a new tab: the course page stays)."""
+    body = (f'<div class="gl-full-lab-body"><a class="{FULL_LAB_LINK}" href="?chapter='
+            f'{html.escape(chapter_id, quote=True)}" target="_blank" rel="noopener">'
+            "Open in the full lab ↗</a></div>")
+    return pn.pane.HTML(body, css_classes=["gl-full-lab"], disable_math=True, stylesheets=[PAGER_CSS],
+                        sizing_mode="stretch_width", visible=False, margin=(0, 10))
+
+
 def prose_pane(chapter_id, **kwargs):
     """The chapter's rendered prose (numbers filled from gleam) in a pane of class gl-prose."""
     typeset = content.typeset_html(chapter_id)     # the static site: math typeset when it was built
@@ -154,12 +192,14 @@ def beside(controls, *views, width=260):
 
 
 def chapter_page(chapter_id, widget=None, tools=None, prose=True):
-    """Title, the chapter's tools (Reset, Copy link, …), the interactive card (if any), then the
-    prose (unless `prose` is False): the layout of every chapter."""
-    parts = [title_pane(chapter_id)] + ([start_pane()] if chapter_id == START_CHAPTER else [])
+    """Title, the chapter's tools (Reset, Copy link, …), the interactive card (if any), the prose
+    (unless `prose` is False), then the links to the chapters before and after: the layout of
+    every chapter (above the title, the link to the full lab an embed shows)."""
+    parts = [full_lab_pane(chapter_id), title_pane(chapter_id)]
+    parts += [start_pane()] if chapter_id == START_CHAPTER else []
     parts += [part for part in (tools, widget) if part is not None]
-    return pn.Column(*parts, *([prose_pane(chapter_id)] if prose else []), sizing_mode="stretch_width",
-                     stylesheets=[variables_css()])
+    parts += [prose_pane(chapter_id)] if prose else []
+    return pn.Column(*parts, pager_pane(chapter_id), sizing_mode="stretch_width", stylesheets=[variables_css()])
 
 
 class HTMLBox:

@@ -14,7 +14,7 @@ and Forward move between chapters.
 - Reading is strict: an unknown name, a value of the wrong type, out of bounds, not one of a
   Selector's objects or too long is refused with a reason; the others still apply.
 
-The query is the Lab's (app.lab): `?chapter=3&rho=1.2&gamma=0.6`, plus `embed` and `hide`.
+The query is the Lab's (app.lab): `?chapter=3&rho=1.2&gamma=0.6`, plus `embed`, `hide` and `theme`.
 """
 import math
 import numbers
@@ -26,7 +26,7 @@ from bokeh.models import CustomJS
 
 MAX_QUERY = 4096            # characters of a query read at all
 MAX_VALUE = 2000            # characters of one text value (unless its widget says less)
-RESERVED = ("chapter", "embed", "hide")      # the Lab's own keys
+RESERVED = ("chapter", "embed", "hide", "theme")      # the Lab's own keys
 TRUE, FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 INTEGER = re.compile(r"[-+]?\d+")
 SUPPORTED = (param.Boolean, param.Number, param.Selector, param.ListSelector, param.String)
@@ -266,13 +266,21 @@ if (!window.__glNavigation) {
     timer = null;
     tell();
   });
-  // A link to a chapter within the lab (href "?chapter=…": the index's first screen) moves in
-  // place, as the contents do: a history entry, no reload (on the static site, no second start
-  // of Python). A modified click (a new tab or window) is left to the browser.
+  // A link to a chapter (href "?chapter=…": the first screen's, previous and next) moves in place
+  // as the contents do: an entry, no reload (no second start of Python on the static site); a
+  // modified click (new tab or window) is the browser's. An embed's link to the full lab opens
+  // the page's address without embed and hide, in a new tab.
   document.addEventListener("click", (event) => {
+    const link = event.composedPath().find((el) => el.tagName === "A");
+    if (link && link.classList.contains("gl-full-lab-link")) {
+      const full = new URL(window.location.href);
+      full.searchParams.delete("embed");
+      full.searchParams.delete("hide");
+      link.href = full.href;
+      return;
+    }
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey
         || event.altKey) return;
-    const link = event.composedPath().find((el) => el.tagName === "A");
     const href = link && link.getAttribute("href");
     if (!href || !/^[?]chapter=[\w-]+$/.test(href) || link.target) return;
     event.preventDefault();

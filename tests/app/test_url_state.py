@@ -6,7 +6,9 @@ and the Lab's side: the query it writes, Back/Forward, embeds, hidden controls, 
 Values come from each control's declaration (tests/url_examples.py), never from a chapter's name.
 """
 import html
+import re
 
+import content
 import param
 import pytest
 from panel.io.location import Location
@@ -245,3 +247,35 @@ def test_a_link_names_the_page_of_its_chapter():
     assert url_state.page_address("http://h/app", "4") == "http://h/app"
     assert url_state.page_address("http://h/notes.html", "4") == "http://h/notes.html"
 
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_links_theme_stays_in_the_url_and_another_value_is_refused_by_name(theme):
+    """`theme=light|dark` (an embed matching its course page) is the Lab's: kept in the URL it
+    writes, beside the controls; anything else is named in the message and dropped."""
+    name, key, value, text = first_control(CID)
+    loc = Location(search=f"?chapter={CID}&embed=1&theme={theme}&{key}={text}")
+    lab = Lab(location=loc)
+    assert lab.message == "" and getattr(lab.view(CID), name) == value
+    assert loc.search == f"?chapter={CID}&embed=1&theme={theme}&{key}={text}"
+    loc = Location(search=f"?chapter={CID}&theme=blue")
+    lab = Lab(location=loc)
+    assert "theme=blue (light or dark)" in lab.message and loc.search == f"?chapter={CID}"
+
+
+def test_every_chapter_links_to_the_one_before_and_after_and_an_embed_to_the_full_lab():
+    """Below each chapter: links to the previous and next chapter in reading order, by heading
+    (none before the first, none after the last), hidden in any embed; an embed instead shows a
+    link to the full lab, opening in a new tab."""
+    ids, lab = chapters.chapter_ids(), Lab(location=Location())
+    for i, cid in enumerate(ids):
+        pager = find(lab.view(cid), "gl-pager")
+        got = re.findall(r'class="gl-(prev|next)" rel="\1" href="\?chapter=([\w-]+)">([^<]+)</a>', pager.object)
+        want = ([("prev", ids[i - 1], f"← {html.escape(content.heading(ids[i - 1]))}")] if i else []) + \
+            ([("next", ids[i + 1], f"{html.escape(content.heading(ids[i + 1]))} →")] if i + 1 < len(ids) else [])
+        assert got == want and pager.visible
+        assert not find(lab.view(cid), "gl-full-lab").visible
+    lab = Lab(location=Location(search=f"?chapter={CID}&embed=widget"))
+    assert not find(lab.view(CID), "gl-pager").visible
+    full = find(lab.view(CID), "gl-full-lab")
+    assert full.visible and 'target="_blank"' in full.object and 'class="gl-full-lab-link"' in full.object

@@ -106,16 +106,20 @@ def test_guard_sees_offsite_requests_and_errors(pages, serve_site):
 EMBEDS = (("widget4", "4", "widget", ".gl-ch4-lines"), ("widget7", "7", "widget", ".gl-ch7-loss"),
           ("page4", "4", "1", ".gl-ch4-lines"))
 INSTRUCTOR_TOOLS = ("share-toggle", "share-tools", "link", "embed", "embed-hide")
+THEMED = {"page4": "&theme=dark"}       # the course page is dark: that embed follows it, not the visitor
 
 
 def test_embeds_show_the_lesson_in_a_course_page(pages, site):
     """In a 700 x 600 iframe, `embed=widget` shows the figure that answers the controls within
     the frame's first 600 px (chapters 4 and 7), with no sideways scroll; no embed shows the
     instructor's tools or the contents; a frame below the fold builds without being scrolled to
-    (a browser gives a frame off screen no animation frames)."""
+    (a browser gives a frame off screen no animation frames). `theme=dark` darkens its frame alone
+    (test_theme: it is not remembered as the visitor's choice); each frame links to the full lab,
+    in a new tab, at the chapter it shows."""
     lab = pages.new(site)
     frames = "".join(
-        f'<iframe id="{name}" title="{name}" src="{site.url(cid)}&embed={mode}" width="700" height="600" '
+        f'<iframe id="{name}" title="{name}" src="{site.url(cid)}&embed={mode}{THEMED.get(name, "")}" '
+        f'width="700" height="600" '
         f'style="border:0;display:block"></iframe>' + ('<div style="height:2400px"></div>' if name == "widget7" else "")
         for name, cid, mode, _ in EMBEDS)
     lab.page.set_viewport_size({"width": 1000, "height": 1300})
@@ -137,8 +141,29 @@ def test_embeds_show_the_lesson_in_a_course_page(pages, site):
                  if any(t.is_visible() for t in frame.locator(f".gl-ch{cid}-{tool}").all())]
         assert shown == [], f"{name} shows the instructor's tools {shown}"
         assert not any(n.is_visible() for n in frame.locator(".gl-nav").all()), f"{name} shows the contents"
+        theme = frame.locator("html").evaluate("e => e.getAttribute('data-gl-theme')")
+        assert theme == ("dark" if name in THEMED else None), f"{name}: data-gl-theme {theme!r}"
+        if name != "page4":         # (below the fold: drawn once scrolled to, at the end)
+            full_lab_link(lab, frame, name)
+        assert not frame.locator(".gl-pager").is_visible()
+    link = lab.page.frame_locator("#widget4").locator(".gl-full-lab-link")
+    with lab.page.context.expect_page() as opened:
+        link.click()
+    full = opened.value
+    full.wait_for_url(re.compile(r"[?&]chapter=4"), wait_until="commit")
+    query = full.url.split("?", 1)[1]
+    full.close()
+    assert "embed" not in query and query.startswith("chapter=4"), full.url
     below = lab.page.locator("#page4").bounding_box()["y"]
     assert below > 1300 and lab.page.evaluate("() => window.scrollY") == 0     # never scrolled to
+    lab.page.locator("#page4").scroll_into_view_if_needed()
+    full_lab_link(lab, lab.page.frame_locator("#page4"), "page4")
+
+
+def full_lab_link(lab, frame, name):
+    link = frame.locator(".gl-full-lab-link")
+    wait_until(lambda: link.count() == 1 and link.is_visible(), page=lab.page, timeout=20,
+               message=f"for {name}'s link to the full lab")
 
 
 def test_the_index_says_what_the_lab_is_and_where_to_start(shared_lab):
@@ -169,3 +194,26 @@ def test_the_index_says_what_the_lab_is_and_where_to_start(shared_lab):
     lab.page.go_forward()                                   # (no entry left ahead for the next test)
     wait_until(lambda: lab.shows_chapter("4"), page=lab.page, message="for Forward to show chapter 4")
     assert lab.page.evaluate("() => window.__glSamePage === true")
+
+
+def test_previous_and_next_move_in_place(shared_lab):
+    """Below a chapter, links to the one before and after it, by heading; each moves in place (one
+    history entry, no reload, as the contents do)."""
+    lab = shared_lab
+    lab.show("3")
+    nxt, prev = lab.page.locator(".gl-pager a.gl-next"), lab.page.locator(".gl-pager a.gl-prev")
+    wait_until(lambda: nxt.count() == 1 and prev.count() == 1, page=lab.page, message="for chapter 3's pager")
+    assert nxt.text_content().strip() == f"{content.heading('4')} →"
+    assert prev.text_content().strip() == f"← {content.heading('2')}"
+    lab.page.evaluate("() => { window.__glSamePage = true; }")
+    start = lab.pushes()
+    nxt.click()
+    wait_until(lambda: lab.chapter_in_url() == "4" and lab.shows_chapter("4"), page=lab.page,
+               message="for Next to show chapter 4")
+    wait_until(lambda: prev.count() == 1 and prev.text_content().strip() == f"← {content.heading('3')}",
+               page=lab.page, message="for chapter 4's pager")
+    prev.click()
+    wait_until(lambda: lab.chapter_in_url() == "3" and lab.shows_chapter("3"), page=lab.page,
+               message="for Previous to show chapter 3")
+    assert lab.pushes() == start + 2
+    assert lab.page.evaluate("() => window.__glSamePage === true"), "a link reloaded the page"

@@ -168,6 +168,14 @@ def test_the_toggle_switches_wins_over_the_system_and_is_remembered(pages, site)
     wait_look(lab, DARK, None, "the toggle back at following a dark system")
     assert lab.page.evaluate("() => localStorage.getItem('gl-theme')") == "system"
 
+    # a link's theme= (an embed matching its course page) wins for that page and is not remembered
+    lab.open_query(f"?chapter={FIGURE_CHAPTER}&theme=light", FIGURE_CHAPTER)
+    wait_look(lab, PALETTE, "light", "theme=light in the link, on a dark system")
+    wait_until(lambda: lab.model_value("gl-theme-choice") == "light", page=lab.page,
+               message="for the toggle to show the link's theme")
+    assert lab.page.evaluate("() => localStorage.getItem('gl-theme')") == "system"
+    assert "theme=light" in lab.query()
+
 
 # Every file input on the page: its "Choose File" button's text and background colours (the
 # ::file-selector-button pseudo-element, which axe does not check).
