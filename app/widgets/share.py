@@ -52,9 +52,10 @@ copy(text);
 
 
 def iframe(src, title, height=EMBED_HEIGHT):
-    """The embed snippet for a URL (escaped: the URL carries what a learner set)."""
+    """The embed snippet for a URL (escaped: the URL carries what a learner set); it allows
+    clipboard writes, so that a copy made inside the frame works where a browser asks for that."""
     return (f'<iframe src="{html.escape(src, quote=True)}" title="{html.escape(title, quote=True)}" '
-            f'width="100%" height="{int(height)}" loading="lazy"></iframe>')
+            f'width="100%" height="{int(height)}" loading="lazy" allow="clipboard-write"></iframe>')
 
 
 class ShareTools:

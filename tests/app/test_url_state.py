@@ -185,6 +185,7 @@ def test_copy_link_and_embed_snippet_describe_the_state_now():
     find(viewer, f"gl-ch{CID}-embed-hide").value = [key]
     src = html.escape(f"?chapter={CID}&embed=widget&hide={key}&{key}={text}", quote=True)
     assert snippet.value.startswith(f'<iframe src="{src}" title="') and 'loading="lazy"' in snippet.value
+    assert 'allow="clipboard-write"' in snippet.value
 
 
 def test_an_unknown_chapter_opens_the_first_and_says_so():
