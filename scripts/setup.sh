@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sets up everything the lab and its tests need, idempotently:
-#   .venv         the project (editable) with the app, test and research extras (panel, bokeh, param,
-#                 torch, playwright; joblib, dask for gleam.sweep)
-#   .venv-np202   the core alone on numpy 2.0.2, the version Pyodide runs in the browser
+# Sets up what the lab needs (`scripts/setup.sh`) or what it and its tests need (`--tests`), idempotently:
+#   .venv         the project (editable) with the app extra (panel, bokeh, param, …); with --tests also
+#                 the test and research extras (torch, playwright; joblib, dask for gleam.sweep)
+#   .venv-np202   the core alone on numpy 2.0.2, the version Pyodide runs in the browser (--tests)
 #   chromium      Debian's, for the browser tests (Playwright never downloads a browser here)
 #   axe-core      npm's, pinned, into build-cache/npm/ for the accessibility tests (--tests)
 set -euo pipefail
@@ -15,7 +15,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "== installing the project into .venv"
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[app,test,research]"
+if [ "${1:-}" = "--tests" ]; then EXTRAS=app,test,research; else EXTRAS=app; fi
+.venv/bin/python -m pip install -q -e ".[$EXTRAS]"
 
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 apt_install() {  # Debian packages, only when missing
