@@ -80,6 +80,19 @@ class Stages:
     def total(self) -> float:
         return time.perf_counter() - self.t0
 
+    def progress(self, every: float = 5.0):
+        """A progress(done, total, done_bytes, total_bytes) callback for a long stage: a line at
+        most every `every` seconds, and one at the end."""
+        last = [time.perf_counter()]
+
+        def tell(done: int, total: int, done_bytes: int, total_bytes: int) -> None:
+            now = time.perf_counter()
+            if done == total or now - last[0] >= every:
+                last[0] = now
+                print(f"[build]   {done} of {total} files, {done_bytes / 1e6:.1f} of {total_bytes / 1e6:.1f} MB",
+                      flush=True)
+        return tell
+
 
 def build(app: Path, site: Path, cache: Path) -> None:
     stage = Stages()
@@ -187,7 +200,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
             print(f"[build]   {n}")
 
     with stage("12/12 compress: a brotli and a gzip copy of each text, wasm and stored archive, as a static host sends them"):
-        count, before, br, gz = precompress(new, cache / "brotli")
+        count, before, br, gz = precompress(new, cache / "brotli", stage.progress())
         print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {br / 1e6:.1f} MB brotli, {gz / 1e6:.1f} MB gzip")
 
     shutil.rmtree(site, ignore_errors=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -49,22 +50,33 @@ def _brotli(data: bytes, cache: Path | None, used: set[str]) -> bytes:
     return packed
 
 
-def precompress(site: Path, cache: Path | None = None) -> tuple[int, int, int, int]:
+def precompress(site: Path, cache: Path | None = None, progress=None) -> tuple[int, int, int, int]:
     """Write `f.br` and `f.gz` for every compressible file of `site` that shrinks enough; brotli
     copies are kept in `cache` (stale ones pruned). Returns (files compressed, their bytes, their
-    brotli bytes, their gzip bytes)."""
+    brotli bytes, their gzip bytes). `progress(files done, files, bytes done, bytes)` is called
+    as each file is done (from the pool's threads, one call at a time), if given."""
     files = [f for f in sorted(site.rglob("*"))
              if f.is_file() and compressible(f) and f.stat().st_size >= MIN_BYTES]
     used: set[str] = set()
+    total, done, lock = sum(f.stat().st_size for f in files), [0, 0], threading.Lock()
+
+    def told(size: int) -> None:
+        if progress is not None:
+            with lock:
+                done[0] += 1
+                done[1] += size
+                progress(done[0], len(files), done[1], total)
 
     def one(f: Path) -> tuple[int, int, int]:
         data = f.read_bytes()
         packed = {".gz": gzip.compress(data, compresslevel=9, mtime=0)}
         if len(packed[".gz"]) > MAX_RATIO * len(data):
+            told(len(data))
             return 0, 0, 0
         packed[".br"] = _brotli(data, cache, used)
         for suffix, blob in packed.items():
             f.with_name(f.name + suffix).write_bytes(blob)
+        told(len(data))
         return len(data), len(packed[".br"]), len(packed[".gz"])
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

@@ -988,8 +988,15 @@ def small_site(tmp_path):
     (tmp_path / "sub" / "app.js").write_text("console.log('x');\n" * 400)
     (tmp_path / "sub" / "tiny.js").write_text("1;")
     (tmp_path / "sub" / "noise.wasm").write_bytes(os.urandom(4096))     # does not shrink: no copy
-    count, before, br, gz = precompress(tmp_path, tmp_path.parent / f"{tmp_path.name}-brotli")
+    told = []
+    count, before, br, gz = precompress(tmp_path, tmp_path.parent / f"{tmp_path.name}-brotli",
+                                        lambda *a: told.append(a))
     assert count == 2 and br < before / 5 and gz < before / 5
+    # progress: one call per file considered (the tiny one is not), counting up to the whole
+    sizes = sorted(f.stat().st_size for f in tmp_path.rglob("*") if f.suffix in (".html", ".js", ".wasm")
+                   and f.stat().st_size >= 1024)
+    assert [(d, n) for d, n, _, _ in told] == [(i + 1, 3) for i in range(3)]
+    assert told[-1][2:] == (sum(sizes), sum(sizes)) and all(a[2] < b[2] for a, b in zip(told, told[1:]))
     for f in ("tiny.js", "noise.wasm"):
         assert not (tmp_path / "sub" / f"{f}.gz").exists() and not (tmp_path / "sub" / f"{f}.br").exists()
     server = make_server(tmp_path, 0)
