@@ -9,7 +9,7 @@ control of it away from its default (app.widgets.url_state; URL names from the c
 (controls not shown, held at their values), and `theme=light|dark` (the page's theme, e.g. an
 embed's matching its course page; app.widgets.dark). A control's change rewrites the query in place; a
 change of chapter adds a history entry, and Back/Forward show the entry's chapter and controls
-(url_state.NAVIGATION_JS). What a link carries but cannot be used is named in one line above the
+(app.widgets.navigation). What a link carries but cannot be used is named in one line above the
 chapter (`lab.message`) and dropped from the URL.
 
 The chapter a Lab opens on is known before anything is built (see `initial_chapter`), so a deep
@@ -25,7 +25,7 @@ import param
 
 import content
 from app import chapters
-from app.widgets import a11y, url_state
+from app.widgets import a11y, navigation, url_state
 from app.widgets import dark   # the light/dark theme: its toggle and the figures' colours
 from app.widgets.page import gv, html_pane
 from app.widgets.theme import variables_css
@@ -148,7 +148,7 @@ class Lab(pn.viewable.Viewer):
             self._location.param.watch(self._from_url, "search")
             self._location.param.watch(lambda event: self._refresh_links(), "href")
         if pn.state.curdoc is not None:
-            url_state.install_navigation(pn.state.curdoc)
+            navigation.install_navigation(pn.state.curdoc)
             a11y.install(pn.state.curdoc)
 
     # ------------------------------------------------------------ navigation

@@ -35,4 +35,4 @@ pn.extension(*([] if content.typeset() else ["mathjax"]), sizing_mode="stretch_w
 
 from app.lab import Lab  # noqa: E402
 
-Lab().servable(title="Recurrent networks — a lab")
+Lab().servable(title=content.SITE_TITLE)

@@ -26,7 +26,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from . import boot, csp, patches, pins, unpack, worker_prelude
+from . import boot, csp, meta, patches, pins, unpack, worker_prelude
 from .bokehjs import BOKEH_DIR, copy_bokeh_js
 from .deeplinks import add_deep_links, page_name  # noqa: F401  (page_name: also the tests')
 from .errors import BuildError, sub_once
@@ -277,13 +277,14 @@ def convert(app: Path, repo: Path, site: Path, lock: dict, chapters: list[str] |
     js = rewrite_worker(js, lock, wheels=site / PYODIDE_DIR)
 
     front = next(iter(pages))  # the app's first chapter ("0"), or the only page
-    (site / "index.html").write_text(pages[front], encoding="utf-8")
+    (site / "index.html").write_text(meta.add_meta(pages[front], None), encoding="utf-8")
     written = ["index.html"]
     for chapter, html in pages.items():
         if chapter is not None:
-            (site / page_name(chapter)).write_text(html, encoding="utf-8")
+            (site / page_name(chapter)).write_text(meta.add_meta(html, chapter), encoding="utf-8")
             written.append(page_name(chapter))
+    manifest = meta.write_manifest(site)
     (site / f"{name}.js").write_text(js, encoding="utf-8")
     copy_bokeh_js(bundles, site)
     panel_files = copy_panel_dist("\n".join(pages.values()), site)
-    return {"worker": f"{name}.js", "pages": written, "bokeh": bundles, "panel": panel_files}
+    return {"worker": f"{name}.js", "pages": written, "manifest": manifest, "bokeh": bundles, "panel": panel_files}

@@ -4,7 +4,8 @@
     content.formatting   one formatter per way the lab prints a number (also the templates' filters)
     content.render       a template filled from gleam.examples, and Markdown to HTML
 """
-from content.chapters import chapter_ids, filename, heading, source, title, titles  # noqa: F401
+from content.chapters import (SITE_TITLE, chapter_ids, filename, heading, page_title, source,  # noqa: F401
+                              title, titles)
 from content.formatting import (fmt_comma, fmt_fixed, fmt_gate, fmt_num, fmt_pct,  # noqa: F401
                                 fmt_sci, fmt_sig, tex_matrix, tex_tuple)
 from content.render import (markdown_to_html, render, render_html, start_html, typeset,  # noqa: F401

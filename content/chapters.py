@@ -3,6 +3,7 @@
 The files are read with importlib.resources, so this works from a wheel inside Pyodide.
 """
 import importlib.resources
+import re
 
 CHAPTERS = {
     "0": "One number of memory",
@@ -56,6 +57,20 @@ def start_source():
     """The Markdown of the lab's first screen (start.md: what the lab is, for whom, where to start,
     a line per chapter), shown above chapter 0, which is the site's index. No numbers in it."""
     return importlib.resources.files(__package__).joinpath("start.md").read_text(encoding="utf-8")
+
+
+SITE_TITLE = "Recurrent networks — a lab"
+
+
+def page_title(chapter_id):
+    """What a browser's tab says on a chapter: "Chapter 4 — Gates: the GRU cell · Recurrent networks — a lab"."""
+    return f"{heading(chapter_id)} · {SITE_TITLE}"
+
+
+def summaries():
+    """Chapter id -> its one-line summary, as the first screen (start.md) lists it."""
+    return {cid: text for cid, text in re.findall(r"^- \[[^\]]+\]\(\?chapter=([\w-]+)\): (.+)$",
+                                                  start_source(), re.M)}
 
 
 def source(chapter_id):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+import content
 from buildtools import bytecode, pins
 from buildtools.convert import (
     FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_GLYPH_PARAMETERS, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS,
@@ -612,7 +613,26 @@ def test_a_page_per_chapter_each_prerendering_its_chapter(toy_site):
         text = json.dumps(embedded_document((site / page_name(cid)).read_text()))
         assert f"toy text of chapter {cid}" in text
         assert not any(f"toy text of chapter {o}" in text for o in TOY_IDS if o != cid)
-    assert (site / "index.html").read_text() == (site / page_name("0")).read_text()
+    without_meta = lambda page: re.sub(r"<title>.*?<link rel=\"icon\"[^>]*>", "", page, flags=re.S)  # noqa: E731
+    assert without_meta((site / "index.html").read_text()) == without_meta((site / page_name("0")).read_text())
+    assert json.loads((site / "manifest.webmanifest").read_text())["icons"][0]["src"] == "./icon.svg"
+    assert (site / "icon.svg").read_text().startswith("<svg") and result["manifest"] == ["manifest.webmanifest", "icon.svg"]
+
+
+def test_each_page_says_its_chapter_in_its_title_and_description():
+    """A link preview's title and description: the chapter's heading and its line on the first
+    screen (content/start.md); the index and any other page describe the lab."""
+    from buildtools import meta
+    page = "<head><title>Panel's</title></head>"
+    four = meta.add_meta(page, "4")
+    summary = content.chapters.summaries()["4"]
+    assert f"<title>{content.heading('4')} · {meta.SITE_TITLE}</title>" in four
+    assert f'<meta name="description" content="{summary[0].upper() + summary[1:]}">' in four
+    assert four.count("og:title") == 1 and '<link rel="manifest" href="./manifest.webmanifest">' in four
+    index = meta.add_meta(page, None)
+    assert f"<title>{meta.SITE_TITLE}</title>" in index and meta.SITE_DESCRIPTION in index
+    assert meta.add_meta(page, "not-a-chapter") == index
+    assert set(content.chapters.summaries()) == set(content.chapter_ids())
 
 
 def test_every_page_starts_the_shared_worker_with_its_chapter(toy_site):
@@ -814,7 +834,9 @@ def test_built_site_has_a_page_per_chapter_prerendering_its_prose():
     from app.widgets.page import title_pane
     ids = content.chapter_ids()
     pages = {cid: (SITE / page_name(cid)).read_text(encoding="utf-8") for cid in ids}
-    assert (SITE / "index.html").read_text(encoding="utf-8") == pages["0"]
+    without_meta = lambda page: re.sub(r"<title>.*?<link rel=\"icon\"[^>]*>", "", page, flags=re.S)  # noqa: E731
+    assert without_meta((SITE / "index.html").read_text(encoding="utf-8")) == without_meta(pages["0"])
+    assert all(f"<title>{htmllib.escape(content.page_title(cid))}</title>" in pages[cid] for cid in ids)
     assert sorted(p.name for p in SITE.glob("*.js")) == ["main.js", "sw.js"]
     # the prose as the site's wheel ships it, typeset when the site was built
     wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_NAME}-*.whl"))

@@ -119,8 +119,8 @@ def start_pane():
 
 def pager_pane(chapter_id):
     """Links to the chapter before and after this one in reading order (none before the first,
-    none after the last), below the prose; they move in place (app.widgets.url_state's
-    NAVIGATION_JS) and no embed shows them."""
+    none after the last), below the prose; they move in place
+    (app.widgets.navigation) and no embed shows them."""
     ids = content.chapter_ids()
     i = ids.index(chapter_id)
     links = []
@@ -135,7 +135,7 @@ def pager_pane(chapter_id):
                         sizing_mode="stretch_width")
 
 
-FULL_LAB_LINK = "gl-full-lab-link"      # its address is the page's, without embed and hide (NAVIGATION_JS)
+FULL_LAB_LINK = "gl-full-lab-link"      # its address is the page's, without embed and hide (app.widgets.navigation)
 
 
 def full_lab_pane(chapter_id):

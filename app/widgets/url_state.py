@@ -15,6 +15,7 @@ and Forward move between chapters.
   Selector's objects or too long is refused with a reason; the others still apply.
 
 The query is the Lab's (app.lab): `?chapter=3&rho=1.2&gamma=0.6`, plus `embed`, `hide` and `theme`.
+Moving between chapters in the page (history entries, Back and Forward): app.widgets.navigation.
 """
 import math
 import numbers
@@ -22,7 +23,6 @@ import re
 import urllib.parse
 
 import param
-from bokeh.models import CustomJS
 
 MAX_QUERY = 4096            # characters of a query read at all
 MAX_VALUE = 2000            # characters of one text value (unless its widget says less)
@@ -194,7 +194,7 @@ STATIC_PAGE = re.compile(r"/(chapter-[\w-]+|index)\.html$")
 def page_address(href, chapter):
     """The address of the page that shows `chapter`: on the static site, which has a page per
     chapter (chapter-<id>.html; index.html is chapter 0), that chapter's own page; under panel
-    serve the one address. NAVIGATION_JS writes the same into the address bar."""
+    serve the one address. navigation.NAVIGATION_JS writes the same into the address bar."""
     if STATIC_PAGE.search(href) and re.fullmatch(r"[\w-]+", str(chapter)):
         return STATIC_PAGE.sub(f"/chapter-{chapter}.html", href)
     return href
@@ -203,95 +203,3 @@ def page_address(href, chapter):
 def query_string(pairs):
     """`?k=v&…`, commas kept readable."""
     return "?" + urllib.parse.urlencode(pairs, quote_via=urllib.parse.quote, safe=",") if pairs else ""
-
-
-# ---------------------------------------------------------------- navigation in the page
-
-# Panel's Location model calls history.pushState on every change of the URL and never listens to
-# popstate. This script (run once per page, on the document's document_ready) makes a change
-# within one chapter replace the current history entry (at most ~10 a second: browsers throttle
-# the history API), a change of chapter add one, and Back/Forward hand the entry's query to the
-# Location models on screen (app.lab then shows that entry's chapter and controls).
-NAVIGATION_JS = r"""
-if (!window.__glNavigation) {
-  window.__glNavigation = true;
-  const push = history.pushState.bind(history), replace = history.replaceState.bind(history);
-  const chapter = (u) => u.searchParams.get("chapter");
-  let pending = null, timer = null, last = 0;
-  const flush = () => {
-    clearTimeout(timer);
-    timer = null;
-    if (pending !== null) {
-      const [state, title, url] = pending;
-      pending = null;
-      replace(state, title, url);
-      last = Date.now();
-    }
-  };
-  // The static site has a page per chapter (chapter-<id>.html, index.html for chapter 0): an
-  // entry of another chapter names that chapter's page, so a link copied from the address bar
-  // (or a reload) opens the page that pre-renders it.
-  const page = /\/(chapter-[\w-]+|index)\.html$/;
-  history.pushState = function (state, title, url) {
-    const next = new URL(url, window.location.href), here = new URL(window.location.href);
-    const wanted = chapter(next);
-    if (page.test(next.pathname) && wanted !== null && /^[\w-]+$/.test(wanted))
-      next.pathname = next.pathname.replace(page, "/chapter-" + wanted + ".html");
-    if (next.href === here.href) { pending = null; return; }
-    const same = (next.pathname === here.pathname || (page.test(next.pathname) && page.test(here.pathname)))
-      && (chapter(next) === null || chapter(here) === null || chapter(next) === chapter(here));
-    if (same) {
-      pending = [state, title, next.href];
-      if (timer === null) timer = setTimeout(flush, Math.max(0, 100 - (Date.now() - last)));
-      return;
-    }
-    flush();
-    push(state, title, next.href);
-  };
-  const tell = () => {           // the Location models on screen take the address's query
-    const roots = window.Bokeh && Bokeh.index ? (Bokeh.index.roots || Object.values(Bokeh.index)) : [];
-    let told = false;
-    for (const view of roots) {
-      const model = view.model;
-      if (model && model.constructor.__name__ === "Location") {
-        told = true;
-        if (model.search !== window.location.search) model.search = window.location.search;
-      }
-    }
-    return told;
-  };
-  window.addEventListener("popstate", () => {
-    pending = null;
-    clearTimeout(timer);
-    timer = null;
-    tell();
-  });
-  // A link to a chapter (href "?chapter=…": the first screen's, previous and next) moves in place
-  // as the contents do: an entry, no reload (no second start of Python on the static site); a
-  // modified click (new tab or window) is the browser's. An embed's link to the full lab opens
-  // the page's address without embed and hide, in a new tab.
-  document.addEventListener("click", (event) => {
-    const link = event.composedPath().find((el) => el.tagName === "A");
-    if (link && link.classList.contains("gl-full-lab-link")) {
-      const full = new URL(window.location.href);
-      full.searchParams.delete("embed");
-      full.searchParams.delete("hide");
-      link.href = full.href;
-      return;
-    }
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey
-        || event.altKey) return;
-    const href = link && link.getAttribute("href");
-    if (!href || !/^[?]chapter=[\w-]+$/.test(href) || link.target) return;
-    event.preventDefault();
-    history.pushState(null, "", new URL(href, window.location.href).href);
-    if (!tell()) window.location.reload();
-  });
-}
-"""
-
-
-def install_navigation(doc):
-    """Run NAVIGATION_JS in the page once the document is on screen (both modes: served, and
-    the static site's pre-rendered and live documents; the script guards against a second run)."""
-    doc.js_on_event("document_ready", CustomJS(code=NAVIGATION_JS))

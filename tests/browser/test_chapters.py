@@ -212,8 +212,9 @@ def test_previous_and_next_move_in_place(shared_lab):
                message="for Next to show chapter 4")
     wait_until(lambda: prev.count() == 1 and prev.text_content().strip() == f"← {content.heading('3')}",
                page=lab.page, message="for chapter 4's pager")
+    assert lab.page.title() == content.page_title("4")          # the tab names the chapter shown
     prev.click()
     wait_until(lambda: lab.chapter_in_url() == "3" and lab.shows_chapter("3"), page=lab.page,
                message="for Previous to show chapter 3")
-    assert lab.pushes() == start + 2
+    assert lab.pushes() == start + 2 and lab.page.title() == content.page_title("3")
     assert lab.page.evaluate("() => window.__glSamePage === true"), "a link reloaded the page"
