@@ -51,8 +51,7 @@ def add_meta(page: str, chapter_id: str | None) -> str:
             f'<meta name="theme-color" content="{PALETTE.positive}">\n'
             f'<link rel="manifest" href="./{MANIFEST}">\n'
             f'<link rel="icon" type="image/svg+xml" href="./{ICON}">\n')
-    page = sub_once(r"<title>[^<]*</title>", lambda m: f"<title>{title}</title>\n{tags}", page, "<title>")
-    return page
+    return sub_once(r"<title>[^<]*</title>", lambda m: f"<title>{title}</title>\n{tags}", page, "<title>")
 
 
 def write_manifest(site: Path) -> list[str]:
