@@ -125,12 +125,14 @@ def build(app: Path, site: Path, cache: Path) -> None:
     with stage(f"3/12 pure wheels: {len(pins.PURE_WHEELS)} from PyPI, {len(pins.SDIST_WHEELS)} built "
                "from sdists, Panel and Bokeh slimmed"):
         pure = []
-        for spec, sha in pins.PURE_WHEELS.items():
+        for i, (spec, sha) in enumerate(pins.PURE_WHEELS.items()):
+            print(f"[build]   {i + 1} of {len(pins.PURE_WHEELS)} wheels: {spec}", flush=True)
             whl = pip_download(spec, cache / "pypi", sha)
             if spec.split("==")[0] in ("panel", "bokeh"):
                 whl = slim_wheel(whl, cache / "slim")
             pure.append(whl)
-        for spec, sha in pins.SDIST_WHEELS.items():
+        for i, (spec, sha) in enumerate(pins.SDIST_WHEELS.items()):
+            print(f"[build]   {i + 1} of {len(pins.SDIST_WHEELS)} from an sdist: {spec}", flush=True)
             pure.append(build_sdist_wheel(spec, sha, cache))
 
     with stage("4/12 the research labs' results (gleam/data: shipped with the code, checked against its specs; never trained here)"):

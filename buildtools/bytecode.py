@@ -145,9 +145,12 @@ def compile_wheels(wheels: list[Path], core: Path, cache: Path,
         with tempfile.TemporaryDirectory(prefix="gleam-bytecode-") as tmp:
             job = Path(tmp)
             files = _extract(todo, job, imported)
+            print(f"[build]   compiling {len(files)} modules of {len(todo)} wheel(s) under node "
+                  f"({len(wheels) - len(todo)} cached) ...", flush=True)
             result = _run_pyodide(core, job, files)
             for i, whl in enumerate(todo):
                 _write_wheel(whl, job / str(i), f"{i}/", result, targets[whl], imported)
+                print(f"[build]   {i + 1} of {len(todo)} compiled: {whl.name}", flush=True)
         _prune(out_dir, {t.parent.name for t in targets.values()}, {w.name for w in wheels})
     for t in targets.values():
         with zipfile.ZipFile(t) as z:
@@ -192,6 +195,7 @@ def compile_stdlib(core: Path, cache: Path, imported: frozenset[str] | None = No
                         dest.parent.mkdir(parents=True, exist_ok=True)
                         dest.write_bytes(z.read(name))
                         files.append([f"stdlib/{name}", f"{STDLIB_PATH}/{name}"])
+            print(f"[build]   compiling {len(files)} standard-library modules under node ...", flush=True)
             result = _run_pyodide(core, job, files)
             tmp_zip = target.with_suffix(".tmp")
             tmp_zip.parent.mkdir(parents=True, exist_ok=True)

@@ -108,8 +108,10 @@ def pip_download(spec: str, dest: Path, sha256: str, binary: bool = True) -> Pat
             opts = ["--only-binary=:all:", "--python-version", "3.12", "--platform", "any",
                     "--implementation", "py", "--abi", "none"]
         else:
-            opts = ["--no-binary=:all:"]
-        print(f"[build]   pip download {spec}", flush=True)
+            # this package's sdist only: ":all:" would also build the sdist's build dependencies
+            # (Cython, for pyyaml) from source to read its metadata, minutes of compiling
+            opts = [f"--no-binary={name}"]
+        print(f"[build]   pip download {spec} (not in the cache)", flush=True)
         run(pip_cmd() + ["download", "--no-deps", "-q", *opts, "-d", str(dest), spec])
         found = _find_dist(dest, name, version, ".whl" if binary else ".tar.gz")
         if found is None:

@@ -153,6 +153,22 @@ def test_an_sdist_is_built_with_its_pure_python_setting_and_must_come_out_pure(t
         fetch.build_sdist_wheel("other==1.0.0", "0" * 64, tmp_path)
 
 
+def test_an_sdist_is_downloaded_with_its_build_dependencies_as_wheels(tmp_path, monkeypatch):
+    """Only the package itself comes as source: `--no-binary=:all:` would build its build
+    dependencies from source too (Cython, minutes of compiling, for pyyaml). (pip is not run.)"""
+    cmds = []
+
+    def fake_run(cmd, cwd=None, env=None):
+        cmds.append(cmd)
+        (tmp_path / "sdist" / "pyyaml-6.0.3.tar.gz").write_bytes(b"sdist")
+
+    monkeypatch.setattr(fetch, "run", fake_run)
+    monkeypatch.setattr(fetch, "check_sha256", lambda path, sha, spec: None)
+    assert fetch.pip_download("pyyaml==6.0.3", tmp_path / "sdist", "0" * 64, binary=False).name == "pyyaml-6.0.3.tar.gz"
+    [cmd] = cmds
+    assert "--no-binary=pyyaml" in cmd and not any(":all:" in c for c in cmd) and "--no-deps" in cmd
+
+
 # ---------------------------------------------------------------- the checklist
 
 def test_the_checklist_lists_every_patch_with_its_upstream_target_and_version():
