@@ -22,10 +22,11 @@ from functools import partial
 
 import panel as pn
 import param
+from bokeh.models import CustomJS
 
 import content
 from app import chapters
-from app.widgets import a11y, navigation, url_state
+from app.widgets import a11y, navigation, progress, saving, share, url_state
 from app.widgets import dark   # the light/dark theme: its toggle and the figures' colours
 from app.widgets.page import gv, html_pane
 from app.widgets.theme import variables_css
@@ -138,17 +139,20 @@ class Lab(pn.viewable.Viewer):
             stylesheets=[a11y.TOC_FOLD_CSS])
         self._message = html_pane(self._message_html(), css_classes=["gl-lab-message"], margin=(4, 34, 0, 34))
         self._main = pn.Column(sizing_mode="stretch_width", margin=(0, 24), css_classes=["gl-main"])
-        self._layout = pn.Row(toc, pn.Column(self._message, self._main, sizing_mode="stretch_width",
-                                             css_classes=["gl-chapter-area"], stylesheets=[a11y.AREA_CSS]),
-                              sizing_mode="stretch_width", stylesheets=[variables_css(), a11y.LAB_CSS])
+        area = pn.Column(self._message, self._main, sizing_mode="stretch_width",
+                         css_classes=["gl-chapter-area"], stylesheets=[a11y.AREA_CSS])
+        self._layout = pn.Row(toc, area, sizing_mode="stretch_width", stylesheets=[variables_css(), a11y.LAB_CSS])
         pairs, too_long = url_state.parse_query(search)
         self._apply(pairs, too_long, first=True)       # builds the initial chapter, once
         self.theme = dark.install(self)                 # the theme toggle, and everything following it
+        self.progress = progress.install(self, area)    # where the reader stopped, on the index
         if self._location is not None:  # Back/Forward (and the page's own URL, once rendered)
             self._location.param.watch(self._from_url, "search")
             self._location.param.watch(lambda event: self._refresh_links(), "href")
         if pn.state.curdoc is not None:
             navigation.install_navigation(pn.state.curdoc)
+            if self.embed:              # the snippet's frame follows the content's height
+                pn.state.curdoc.js_on_event("document_ready", CustomJS(code=share.EMBED_SIZE_JS))
             a11y.install(pn.state.curdoc)
 
     # ------------------------------------------------------------ navigation
@@ -175,6 +179,7 @@ class Lab(pn.viewable.Viewer):
                 viewer = UnavailableChapter(chapter_id, e)
             self._views[chapter_id] = viewer
             viewer.show_widget_only(self.widget_only, self.embed)
+            saving.add_save_buttons(chapter_id, viewer.__panel__())
             for hook in self.on_build:          # (the theme styles it before it is shown)
                 hook(viewer)
             names = list(viewer.url_controls())

@@ -82,7 +82,8 @@ if (!window.__glNavigation) {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey
         || event.altKey) return;
     const href = link && link.getAttribute("href");
-    if (!href || !/^[?]chapter=[\w-]+$/.test(href) || link.target) return;
+    const resume = link && link.classList.contains("gl-resume-link");     // a remembered place: its controls too
+    if (!href || !(/^[?]chapter=[\w-]+$/.test(href) || (resume && /^[?]chapter=[\w-]+(&|$)/.test(href))) || link.target) return;
     event.preventDefault();
     history.pushState(null, "", new URL(href, window.location.href).href);
     if (!tell()) window.location.reload();

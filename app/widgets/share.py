@@ -7,7 +7,8 @@ and query at every change) and shown in read-only fields while Share is open (sh
 start, a copy shifts nothing); the buttons' own JavaScript puts the field's text on the clipboard
 in the page, so a copy needs no round trip, and says on the button that it did ("Copied ✓") or
 that the field is there to copy by hand. Text from the URL is user input: the fields show it as a
-text value, never as HTML, and the snippet escapes it. An embed shows Reset only.
+text value, never as HTML, and the snippet escapes it. An embed shows Reset only. The snippet sizes
+its frame to the embedded page's content (SNIPPET_SCRIPT, EMBED_SIZE_JS).
 """
 import html
 
@@ -51,11 +52,58 @@ copy(text);
 """
 
 
+# The embed sizes itself: the embedded page tells its parent its content's height whenever that
+# changes (EMBED_SIZE_JS, app.lab runs it in an embed), and the snippet's script sets the height of
+# the frame the message came from (any number of embeds on one page; a message from elsewhere, or
+# not a number, changes nothing). Without the script (a course site that strips scripts) the frame
+# keeps the height measured when the snippet was copied.
+SIZE_MESSAGE = "rnn-lab-height"
+MAX_EMBED_HEIGHT = 20000    # px: what a frame is ever set to
+EMBED_SIZE_JS = """
+if (!window.__glEmbedSize && window.parent !== window) {
+  window.__glEmbedSize = true;
+  // the lab's chapter area (its content's height, whatever the frame's): Panel's roots have no
+  // height of their own, the page's scroll height is at least the frame's
+  const find = (root) => {
+    const hit = root.querySelector(".gl-chapter-area");
+    if (hit) return hit;
+    for (const el of root.querySelectorAll("*")) {
+      const inner = el.shadowRoot && find(el.shadowRoot);
+      if (inner) return inner;
+    }
+    return null;
+  };
+  let area = null, last = 0;
+  const watch = new ResizeObserver(() => tell());
+  const tell = () => {
+    if (!area || !area.isConnected) {
+      area = find(document);
+      if (!area) return;
+      watch.observe(area);
+    }
+    const height = Math.ceil(area.getBoundingClientRect().bottom + window.scrollY);
+    if (height > 0 && Math.abs(height - last) > 2) {
+      last = height;
+      window.parent.postMessage({type: "%(type)s", height: height}, "*");
+    }
+  };
+  setInterval(tell, 500);         // (the static site's pre-rendered page is replaced once Python runs)
+  tell();
+}
+""" % {"type": SIZE_MESSAGE}
+SNIPPET_SCRIPT = (
+    '<script>addEventListener("message",function(e){var d=e.data;if(!d||d.type!=="%s"||!(d.height>0))return;'
+    'document.querySelectorAll("iframe").forEach(function(f){if(f.contentWindow===e.source)'
+    'f.style.height=Math.min(Math.ceil(d.height),%d)+"px"})})</script>' % (SIZE_MESSAGE, MAX_EMBED_HEIGHT))
+
+
 def iframe(src, title, height=EMBED_HEIGHT):
-    """The embed snippet for a URL (escaped: the URL carries what a learner set); it allows
-    clipboard writes, so that a copy made inside the frame works where a browser asks for that."""
+    """The embed snippet for a URL (escaped: the URL carries what a learner set): the frame, which
+    allows clipboard writes (a copy made inside it works where a browser asks for that), and the
+    few lines of script that size it to its content (SNIPPET_SCRIPT)."""
     return (f'<iframe src="{html.escape(src, quote=True)}" title="{html.escape(title, quote=True)}" '
-            f'width="100%" height="{int(height)}" loading="lazy" allow="clipboard-write"></iframe>')
+            f'width="100%" height="{int(height)}" loading="lazy" allow="clipboard-write"></iframe>'
+            + SNIPPET_SCRIPT)
 
 
 class ShareTools:

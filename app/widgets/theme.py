@@ -80,7 +80,7 @@ def variables_css(palette=PALETTE):
     `root_css` on the root element) where there is one; else (a chapter shown on its own) the
     palette given, or the dark one when the reader's system prefers dark."""
     light, dark = _declarations("", palette, True), _declarations("", DARK, True)
-    return (f":host {{{light} --gl-mono: {MONO}; }}\n"
+    return (f":host {{{light} --gl-mono: {MONO}; --bokeh-icon-color: var(--gl-muted); }}\n"
             f"@media (prefers-color-scheme: dark) {{ :host {{{dark} }} }}")
 
 

@@ -7,6 +7,7 @@ Values come from each control's declaration (tests/url_examples.py), never from 
 """
 import html
 import re
+from pathlib import Path
 
 import content
 import param
@@ -186,6 +187,11 @@ def test_copy_link_and_embed_snippet_describe_the_state_now():
     src = html.escape(f"?chapter={CID}&embed=widget&hide={key}&{key}={text}", quote=True)
     assert snippet.value.startswith(f'<iframe src="{src}" title="') and 'loading="lazy"' in snippet.value
     assert 'allow="clipboard-write"' in snippet.value
+    # the script that sizes the frame ends it, as the README gives it for a course page
+    from app.widgets.share import SNIPPET_SCRIPT
+    assert snippet.value.endswith("</iframe>" + SNIPPET_SCRIPT) and snippet.value.count("<script>") == 1
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert SNIPPET_SCRIPT in readme.replace("\n", "")
 
 
 def test_an_unknown_chapter_opens_the_first_and_says_so():
