@@ -18,7 +18,7 @@ stays quick to make). The rules, fixed before the runs and applied to every expe
   holds 0. A published "every trained model does X" agrees when every seed that learned does X.
 - A cell that learned in fewer than BAR of its seeds (8 of 10) carries no claim: its numbers over the
   seeds that learned are shown for the record, its verdicts are "not comparable", and the page lists
-  the budgets tried (the nested-sums LSTM: SUMS_BUDGETS_TRIED and the shipped run).
+  the budgets tried (the nested-sums LSTM: SUMS_BUDGETS_TRIED and SUMS_TRIED, beside the run shown).
 """
 import copy
 import functools
@@ -38,10 +38,15 @@ SHORTCUTS = ("mod2", "mod3", "mod4", "parity")
 THEIR_UPDATES = 5 * 10 ** 6      # Madsen & Johansen's budget
 SUMS_DRAW = {"n": 500, "seed": 2024}
 BAR = 0.8                        # learned in at least 8 of 10 seeds, or no claim about the cell
-# the nested-sums LSTM's budgets tried before the shipped run (docs/research-budgets.md, section 1:
-# width 64, lr 3e-3, batch 64, clip 1, 50,000 sums drawn; a cap in updates, stopped on validation)
-SUMS_BUDGETS_TRIED = ({"cell": "lstm", "cap": 8000, "seeds": 1, "learned": 0},
-                      {"cell": "lstm", "cap": 14000, "seeds": 1, "learned": 1})
+# the nested sums: each cell's experiment in gleam.pretrained (their budgets differ), in the page's order
+SUMS_RUNS = {"lstm": "sums_lstm", "gru_torch": "sums_gru"}
+# the budgets tried for a cell before the one shown: shipped experiments (their records summarised
+# like the rest) and, first, two single-seed runs of the budget exploration (docs/research-budgets.md,
+# section 1: width 64, a constant lr of 3e-3, batch 64, clip 1, 50,000 sums drawn; a cap in updates,
+# stopped on validation), which shipped no records
+SUMS_TRIED = {"lstm": ("sums_lstm_constant",)}
+SUMS_BUDGETS_TRIED = ({"cell": "lstm", "cap": 8000, "seeds": 1, "learned": 0, "lr": 0.003, "lr_drop_at": None},
+                      {"cell": "lstm", "cap": 14000, "seeds": 1, "learned": 1, "lr": 0.003, "lr_drop_at": None})
 
 PUBLISHED = {
     "weiss": {
@@ -360,17 +365,30 @@ def _sums_baselines(c):
     return out
 
 
-def _sums(records, spec):
+def _schedule(c):
+    return {"lr": c["lr"], "lr_drop_at": c["lr_drop_at"], "lr_drop": c["lr_drop"] if c["lr_drop_at"] is not None else None}
+
+
+def _cap(rs):
+    return max((int(r["curve"][-1][0]) for r in rs if r.get("curve")), default=None)
+
+
+def _sums(runs, specs):
+    """runs, specs: gleam.pretrained's, by experiment name (SUMS_RUNS, SUMS_TRIED)."""
     from gleam import costs
     from gleam.labs.extrapolation import sums
-    out = {"cells": {}, "criterion": spec["fixed"]["criterion"]}
+    first = specs[SUMS_RUNS["lstm"]]
+    out = {"cells": {}, "criterion": first["fixed"]["criterion"]}
     alphas = spec_alphas = None
-    for cell in spec["grid"]["cell"]:
-        rs = _where(records, cell=cell)
+    for cell, name in SUMS_RUNS.items():
+        spec, rs = specs[name], _where(runs[name], cell=cell)
         c = sums.normalized(rs[0]["config"] if rs else {**spec["fixed"], "cell": cell, "seed": 0})
         g = _base(rs)
+        g["experiment"] = name
         g["width"] = c["n"]
         g["n_params"] = costs.param_count(cell, len(sums.VOCAB), c["n"], double_bias=True) + 10 * c["n"] + 10
+        g["schedule"] = _schedule(c)
+        g["dropped_at"] = [int(r["metrics"]["lr_dropped_at"]) for r in rs if "lr_dropped_at" in r["metrics"]]
         ms = _learned(rs)
         if alphas is None and rs:
             m0 = rs[0]["metrics"]
@@ -378,8 +396,14 @@ def _sums(records, spec):
             spec_alphas = sorted({int(k.rsplit("_", 1)[1]) for k in m0 if k.startswith("log10_sv_max_")})
         g["bar_seeds"] = math.ceil(BAR * g["runs"] - 1e-9)        # the seeds that must learn
         g["meets_bar"] = g["runs"] > 0 and g["learned"] >= g["bar_seeds"]
-        g["cap"] = max((int(r["curve"][-1][0]) for r in rs if r.get("curve")), default=None)
+        g["cap"] = _cap(rs)
         g["tried"] = [b for b in SUMS_BUDGETS_TRIED if b["cell"] == cell]
+        for t in SUMS_TRIED.get(cell, ()):
+            trs = _where(runs[t], cell=cell)
+            tc = sums.normalized({**specs[t]["fixed"], "cell": cell, "seed": 0})
+            g["tried"].append({"cell": cell, "experiment": t, "cap": _cap(trs), "seeds": len(trs),
+                               "learned": sum(int(r["metrics"]["learned"]) for r in trs), **_schedule(tc),
+                               "heldin": [r["metrics"]["heldin_score"] for r in trs]})
         g["iid"] = seed_stats([r["metrics"]["iid_accuracy"] for r in rs])
         g["n_ood"] = [int(r["metrics"]["n_ood"]) for r in rs]
         g["apart_ood"] = [r["metrics"]["ood_accuracy"] for r in rs if not r["metrics"]["learned"]]
@@ -398,15 +422,18 @@ def _sums(records, spec):
             "growth_final": seed_stats([m["growth_final"] for m in ms]),
             "pca": [seed_stats([m["pca_var_1"] for m in ms]), seed_stats([m["pca_var_2"] for m in ms])]}
         out["cells"][cell] = g
-    c = sums.normalized({**spec["fixed"], "cell": spec["grid"]["cell"][0], "seed": 0})
+    c = sums.normalized({**first["fixed"], "cell": "lstm", "seed": 0})
     out.update({"alphas": [f"{a:g}" for a in alphas or []], "spans": [str(s) for s in spec_alphas or []],
                 "labels": list(LABELS), "threshold": c["threshold"], "baselines": _sums_baselines(c),
-                "seeds_in_spec": spec["grid"]["seed"]})
+                "seeds_in_spec": first["grid"]["seed"], "params": first["fixed"]["params"],
+                "epochs": first["fixed"]["epochs"]})
     top = out["alphas"][-1] if out["alphas"] else None
     out["top_alpha"] = top
     rows = []
     for cell, g in out["cells"].items():
-        lab = f"nested sums mod 10, {CELL_NAMES[cell]} width {g['width']}, probes at every character (held-in sums)"
+        sch = g["schedule"]
+        drop = f", lr {sch['lr']:g} ×{sch['lr_drop']:g} at validation ≥ {sch['lr_drop_at']:g}" if sch["lr_drop_at"] else ""
+        lab = f"nested sums mod 10, {CELL_NAMES[cell]} width {g['width']}{drop}, probes at every character (held-in sums)"
         ol = g["over_learned"]
         for L in ("partial", "depth"):
             if ol is None:
@@ -538,8 +565,8 @@ def _trained():
     from gleam import pretrained
     from gleam.labs.extrapolation import arith, brackets, counting, sums
     runs, specs = pretrained.results("extrapolation"), pretrained.SPECS["extrapolation"]
-    modules = {"length_depth": brackets, "counting": counting, "predict": counting, "sums": sums,
-               "arith_add": arith, "arith_mul": arith}
+    modules = {"length_depth": brackets, "counting": counting, "predict": counting, "sums_gru": sums,
+               "sums_lstm": sums, "sums_lstm_constant": sums, "arith_add": arith, "arith_mul": arith}
     reproduce = {name: _reproduce(name, specs[name], modules[name]) for name in specs}
 
     def config(name):
@@ -550,7 +577,7 @@ def _trained():
          "length_depth": _length_depth(runs["length_depth"], config("length_depth")),
          "counting": _counting(runs["counting"], config("counting")),
          "predict": _predict(runs["predict"], config("predict")),
-         "sums": _sums(runs["sums"], specs["sums"]),
+         "sums": _sums(runs, specs),
          "arith": _arith(runs, specs)}
     d["claims"] = _claims(d)
     return plain(d)

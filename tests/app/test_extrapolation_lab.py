@@ -10,7 +10,7 @@ from app.chapters.extrapolation_lab import ExtrapolationLabChapter
 from app.chapters.extrapolation_lab.retrain import DEMO, EXPERIMENTS, build_record, config_of, rows
 from gleam import pretrained
 from surface import find, set_value, shown
-from tests.extrap_trained import KEY, expected, seeds, verdicts
+from tests.extrap_trained import KEY, SUMS, expected, seeds, verdicts
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +50,9 @@ def test_the_digit_sum_automaton_is_exact_at_every_value():
 
 
 def test_the_validation_curves_draw_every_seed(chapter):
-    for name, plot, where in (("length_depth", "ld-val", {}), ("predict", "predict-val", {}), ("sums", "sums-val", {})):
-        records = sorted(pretrained.results("extrapolation")[name], key=lambda r: r["config"]["seed"])
+    shipped = pretrained.results("extrapolation")
+    for names, plot in ((("length_depth",), "ld-val"), (("predict",), "predict-val"), (tuple(SUMS.values()), "sums-val")):
+        records = sorted((r for name in names for r in shipped[name]), key=lambda r: r["config"]["seed"])
         for cell in sorted({r["config"]["cell"] for r in records}):
             mine = [r for r in records if r["config"]["cell"] == cell]
             for i, r in enumerate(mine):
@@ -75,17 +76,20 @@ def test_the_prose_states_the_records(text):
     n = {c: (sum(m["learned"] for m in ms), len(ms)) for c, ms in ld.items()}
     assert (f"Learned: {n['elman'][0]} of {n['elman'][1]} Elman seeds, {n['gru_torch'][0]} of {n['gru_torch'][1]} GRU "
             f"seeds and {n['lstm'][0]} of {n['lstm'][1]} LSTM seeds") in text
-    sums = pretrained.results("extrapolation")["sums"]
-    k = {c: [r["metrics"]["learned"] for r in sums if r["config"]["cell"] == c] for c in ("lstm", "gru_torch")}
-    assert (f"Learned: {sum(k['lstm'])} of {len(k['lstm'])} LSTM seeds and {sum(k['gru_torch'])} of "
-            f"{len(k['gru_torch'])} GRU seeds ({sum(k['lstm']) + sum(k['gru_torch'])} of {len(sums)} runs)") in text
+    shipped = pretrained.results("extrapolation")
+    k = {c: [r["metrics"]["learned"] for r in shipped[name]] for c, name in SUMS.items()}
+    assert (f"Learned: {sum(k['lstm'])} of {len(k['lstm'])} LSTM seeds (with the drop) and {sum(k['gru_torch'])} of "
+            f"{len(k['gru_torch'])} GRU seeds.") in text
+    constant = [r["metrics"]["learned"] for r in shipped["sums_lstm_constant"]]
+    assert f"the LSTM learned in {sum(constant)} of {len(constant)} seeds" in text
+    assert "The two cells' schedules differ" in text
     below = [c for c in ("lstm", "gru_torch") if 0 < sum(k[c]) < 8 * len(k[c]) / 10]
     assert text.count("falls below the bar this lab sets") == len(below)
     for c in below:
         name = {"lstm": "LSTM", "gru_torch": "GRU"}[c]
         assert f"The {name} falls below the bar" in text and f"{sum(k[c])} of {len(k[c])} seeds learned" in text
         assert f"no claim about the {name} rests on them" in text
-    failed = [c for c in ("lstm", "gru_torch") if not any(r["metrics"]["learned"] for r in sums if r["config"]["cell"] == c)]
+    failed = [c for c in ("lstm", "gru_torch") if not any(k[c])]
     assert ("learned: a failure to learn at this budget" in text) == bool(failed)
     lstm = [m for m in seeds("counting", kind="anbn", cell="lstm") if m["learned"]]
     k = sum(m["hard_largest_n"] >= 16 for m in lstm)
@@ -140,3 +144,10 @@ def test_the_language_is_read_by_counting_only_and_a_seed_not_shipped_says_so():
     assert c.values()["extrapolation.retrain.demo"] == f"{DEMO['sums']['n_examples']} sums drawn, 1 epoch"
     set_value(c, "gl-chextrapolation-seed", 10)                    # the shipped records hold seeds 0-9
     assert c.retrain.build is None and c.values()["extrapolation.retrain.build"].startswith("The shipped results hold no run")
+
+
+def test_the_sums_retrain_stands_beside_its_cells_own_shipped_run():
+    # the LSTM's shipped runs at the drop, not those at the constant rate tried before it
+    for cell, name in SUMS.items():
+        assert config_of("4. nested sums", cell, "anbn", 3)["cell"] == cell
+        assert build_record(config_of("4. nested sums", cell, "anbn", 3)) == seeds(name, cell=cell)[3]

@@ -186,3 +186,35 @@ def test_making_the_data_resumes_and_writes_each_lab_once_complete(monkeypatch, 
     key = doc["experiments"]["cells"]["records"][1]["key"]
     assert f"cells/{key}/Wo" in z.files
     assert doc["samples"]["cells"]["config"]["seed"] == 1 and "weights" not in doc["samples"]["cells"]
+
+
+def test_reuse_copies_the_shipped_records_whose_configs_still_run_and_only_the_rest_trains(monkeypatch, tmp_path):
+    fixed = {**TINY, "epochs": 1}
+    old = {"memory": {"cells": {"run": pretrained.MEMORY, "grid": {"cell": ["elman", "lstm"], "seed": [0]}, "fixed": fixed}}}
+    monkeypatch.setattr(pretrained, "SPECS", old)
+    monkeypatch.setattr(pretrained, "SAMPLES", {"memory": {"cells": {**fixed, "cell": "lstm", "seed": 1}}})
+    monkeypatch.setattr(pretrained, "WEIGHTS", {"memory": ("cells",)})
+    shipped = tmp_path / "data"
+    pretrained.train(tmp_path / "work", shipped, jobs=1, progress=False)
+    # the experiment renamed and split by cell, one more seed: the LSTM's seed 0 is the shipped one
+    new = {"memory": {"lstm": {"run": pretrained.MEMORY, "grid": {"cell": ["lstm"], "seed": [0, 1]}, "fixed": fixed}}}
+    monkeypatch.setattr(pretrained, "SPECS", new)
+    monkeypatch.setattr(pretrained, "SAMPLES", {"memory": {"lstm": {**fixed, "cell": "lstm", "seed": 1}}})
+    monkeypatch.setattr(pretrained, "WEIGHTS", {"memory": ("lstm",)})
+    work = tmp_path / "work2"
+    assert pretrained.reuse(work, shipped) == {"memory.lstm": 1}
+    assert pretrained.reuse(work, shipped) == {"memory.lstm": 0}            # nothing twice
+    copied = json.loads((work / "memory.lstm.jsonl").read_text())
+    before = json.loads((shipped / "memory.json").read_text())["experiments"]["cells"]["records"][1]
+    assert copied["key"] == before["key"] and copied["metrics"] == before["metrics"]
+    z = np.load(shipped / "memory.weights.npz")
+    assert np.array_equal(np.asarray(copied["weights"]["Wo"]), z[f"cells/{before['key']}/Wo"])
+    import gleam.sweep as sweep
+    real, calls = sweep.run_one, []
+    monkeypatch.setattr("gleam.sweep.runner.run_one", lambda run, config: (calls.append(config["seed"]),
+                                                                         real(run, config))[1])
+    made = pretrained.train(work, tmp_path / "out", jobs=1, progress=False)
+    assert made == [tmp_path / "out" / "memory.json"] and calls == [1]       # seed 0 reused, not run
+    doc = json.loads(made[0].read_text())
+    assert doc["experiments"]["lstm"]["records"][0]["metrics"] == before["metrics"]
+    assert f"lstm/{before['key']}/Wo" in np.load(tmp_path / "out" / "memory.weights.npz").files

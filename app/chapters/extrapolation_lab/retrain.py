@@ -24,6 +24,8 @@ DEMO = {"length_depth": {"n_train": 1000, "epochs": 5},
         "predict": {"n_train": 1000, "epochs": 5},
         "sums": {"n_examples": 400, "epochs": 1, "analyse": False}}
 NO_CHECKS = {"n_val": 0, "check_every": 0}
+# where an experiment's cells ran as experiments of their own (their budgets differ)
+PER_CELL = {"sums": {"lstm": "sums_lstm", "gru_torch": "sums_gru"}}
 # what a shipped run's budget sets (and the page's does not): left out when matching a setting
 BUDGET_KEYS = ("n_train", "n_examples", "epochs", "n_val", "check_every", "criterion", "stop_at", "analyse")
 
@@ -34,13 +36,15 @@ def _specs():
 
 def cells_of(experiment):
     """The cells an experiment ran."""
-    return list(_specs()[EXPERIMENTS[experiment][0]]["grid"]["cell"])
+    name = EXPERIMENTS[experiment][0]
+    return list(PER_CELL[name]) if name in PER_CELL else list(_specs()[name]["grid"]["cell"])
 
 
 def config_of(experiment, cell, kind, seed):
     """The config the page's choices name: the experiment's spec, the choices it reads, the page's budget."""
     name = EXPERIMENTS[experiment][0]
-    config = {**_specs()[name]["fixed"], "cell": cell, "seed": int(seed), **DEMO[name], **NO_CHECKS}
+    spec = _specs()[PER_CELL[name][cell] if name in PER_CELL else name]
+    config = {**spec["fixed"], "cell": cell, "seed": int(seed), **DEMO[name], **NO_CHECKS}
     if name == "counting":
         config["kind"] = kind
     return config

@@ -205,9 +205,16 @@ class TrainedResults:
         four = (
             "<h3>4. Nested sums: the value mod 10, values above "
             f"{s(f'{sp}.threshold')} held out; experiments 4–6 on the same models</h3>"
-            + "<div class='gl-note'>A run takes about 15 CPU-minutes here, so this experiment has at most five seeds: "
-              "the table shows the seeds the shipped records hold.</div>"
-            + self._lead(sp, scells)
+            + self._lead(sp, scells, [("budget", "budget (Adam, batch 64, clip 1)")])
+            + ("<h4>Budgets tried before the one above</h4>"
+               + table(["", "budget", "learned", "held-in score per seed"],
+                       [[CELLS[c], s(f"{sp}.{c}.tried.{i}.budget"), s(f"{sp}.{c}.tried.{i}.learned"),
+                         s(f"{sp}.{c}.tried.{i}.heldin")] for c, g in sm["cells"].items() for i in range(len(g["tried"]))])
+               if any(g["tried"] for g in sm["cells"].values()) else "")
+            + "".join(f"<div class='gl-note'>The {CELLS[c]}'s learning rate dropped at these updates, per seed: "
+                      f"{s(f'{sp}.{c}.dropped_at')}. The two cells' schedules differ, so a difference between them may "
+                      "be the schedule's as much as the cell's.</div>"
+                      for c, g in sm["cells"].items() if g["dropped_at"])
             + f"<h4>Held-out values, over the seeds that learned, beside the baselines</h4>"
             + table(["", "accuracy on values above the threshold, mean ± sd", "per seed"],
                     [[CELLS[c], s(f"{sp}.{c}.ood"), s(f"{sp}.{c}.ood_seeds")] for c in learned_cells]
@@ -244,7 +251,8 @@ class TrainedResults:
                          ("pca", "variance of the first two principal components"),
                          ("growth_final", "log10 σ_max from the first step to the last"))]
                          + [[f"median log10 σ_max over spans of {span}", s(f"{k}.sv.{span}")] for span in sm["spans"]]))
-        four += self._published("sums") + spec_block("sums", d["reproduce"]["sums"], "gl-chextrapolation-spec-sums")
+        four += self._published("sums") + "".join(spec_block(sm["cells"][c]["experiment"], d["reproduce"][sm["cells"][c]["experiment"]],
+                                                             f"gl-chextrapolation-spec-{sm['cells'][c]['experiment']}") for c in sm["cells"])
         five = ("<h3>5. Arithmetic heads on numbers (Madsen &amp; Johansen's task)</h3>"
                 + "<div class='gl-note'>No recurrence: the heads read the numbers themselves. Solved: extrapolation MSE "
                   "below an ε-perturbed exact solution's (their criterion); no early stopping, the weights after the last "

@@ -25,6 +25,19 @@ def pair_name(pair):
     return " − ".join(CELLS[c] for c in pair.split("-"))
 
 
+def schedule(b):
+    """A learning-rate schedule in words: constant, or dropped once at a validation score."""
+    if b["lr_drop_at"] is None:
+        return f"{b['lr']:g}, constant"
+    return f"{b['lr']:g}, ×{b['lr_drop']:g} at the first validation check ≥ {b['lr_drop_at']:g}"
+
+
+def budget(b, epochs=None):
+    """A budget tried: its cap (in epochs where it had one) and its schedule."""
+    cap = f"{epochs} epochs (at most {fmt_comma(b['cap'])} updates)" if epochs else f"a cap of {fmt_comma(b['cap'])} updates"
+    return f"{cap}, lr {schedule(b)}"
+
+
 def base_values(k, g):
     out = {f"{k}.learned": f"{g['learned']} of {g['runs']}", f"{k}.heldin": pm(g["heldin"], 3),
            f"{k}.heldin_seeds": listed(g["heldin"]["values"], 3)}
@@ -91,7 +104,14 @@ def shown_values(d, published):
     for c, g in sm["cells"].items():
         k = f"{KEY}.sums.{c}"
         out.update(base_values(k, g))
-        out.update({f"{k}.width": str(g["width"]), f"{k}.params": fmt_comma(g["n_params"])})
+        out.update({f"{k}.width": str(g["width"]), f"{k}.params": fmt_comma(g["n_params"]),
+                    f"{k}.budget": budget({**g["schedule"], "cap": g["cap"]}, sm["epochs"])})
+        if g["dropped_at"]:
+            out[f"{k}.dropped_at"] = ", ".join(fmt_comma(u) if u >= 0 else "never" for u in g["dropped_at"])
+        for i, b in enumerate(g["tried"]):
+            out.update({f"{k}.tried.{i}.budget": budget(b, sm["epochs"] if "experiment" in b else None),
+                        f"{k}.tried.{i}.learned": f"{b['learned']} of {b['seeds']}",
+                        f"{k}.tried.{i}.heldin": listed(b["heldin"], 3) if "heldin" in b else "—"})
         if g["other_seeds"]:
             out[f"{k}.apart.ood"] = listed(g["apart_ood"], 3)
         ol = g["over_learned"]
