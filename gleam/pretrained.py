@@ -228,9 +228,9 @@ def provenance():
         git = ["git", "-C", str(_repo())]
         out["commit"] = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True,
                                        check=True).stdout.strip()
-        changed = subprocess.run(git + ["status", "--porcelain", "--", "gleam"], capture_output=True, text=True,
-                                 check=True).stdout.strip()
-        out["gleam_changed"] = bool(changed)        # the commit's gleam/ had uncommitted changes
+        changed = subprocess.run(git + ["status", "--porcelain", "--", "gleam", f":!gleam/{DATA}"], capture_output=True,
+                                 text=True, check=True).stdout.strip()
+        out["gleam_changed"] = bool(changed)        # the commit's gleam/ (its code) had uncommitted changes
     except (OSError, subprocess.CalledProcessError):
         out["commit"] = None
     return out
@@ -277,10 +277,10 @@ def reuse(work, data=None):
                 arrays = np.load(io.BytesIO(f.read()))
         except (FileNotFoundError, OSError):
             arrays = None
-        shipped = {}            # (run, key) -> (experiment, record)
+        shipped = {}            # (run, key) -> {experiment: record}: a config may be in several
         for old, e in doc["experiments"].items():
             for r in e["records"]:
-                shipped[(e["spec"]["run"], r["key"])] = (old, r)
+                shipped.setdefault((e["spec"]["run"], r["key"]), {})[old] = r
         for name, spec in experiments.items():
             path = work / f"{lab}.{name}.jsonl"
             have = {r["key"] for r in read_results(path) if r["status"] == "ok"} if path.is_file() else set()
@@ -289,13 +289,15 @@ def reuse(work, data=None):
                 key = config_key(config)
                 if key in have or (spec["run"], key) not in shipped:
                     continue
-                old, record = shipped[(spec["run"], key)]
-                record = dict(record)
-                prefix = f"{old}/{key}/"
+                found = shipped[(spec["run"], key)]
+                old = name if name in found else next(iter(found))        # the same name's, if any
+                record = dict(found[old])
                 if arrays is not None and name in WEIGHTS.get(lab, ()):
-                    w = {k[len(prefix):]: arrays[k].tolist() for k in arrays.files if k.startswith(prefix)}
-                    if w:
-                        record["weights"] = w
+                    for prefix in [f"{o}/{key}/" for o in found]:         # whichever experiment kept them
+                        w = {k[len(prefix):]: arrays[k].tolist() for k in arrays.files if k.startswith(prefix)}
+                        if w:
+                            record["weights"] = w
+                            break
                 check_record(f"{lab}.{old} record {key}", record)
                 lines.append(json.dumps(record, allow_nan=False) + "\n")
             if lines:
