@@ -83,10 +83,11 @@ def test_the_index_offers_where_the_learner_stopped_and_forgets_it_on_request(pa
     opens it in place as it was left; Forget my progress empties it, and a reload offers nothing."""
     lab = pages.new(site)                       # (a fresh context: nothing stored)
     lab.open("3")
-    lab.slider_keys("gl-ch3-rho", "ArrowRight", "ArrowRight")
+    lab.slider_keys("gl-ch3-rho", "ArrowRight")
     wait_until(lambda: "&rho=" in lab.query(), page=lab.page, message="for the slider in the address")
     left = lab.query()
-    lab.open("9")
+    lab.page.wait_for_timeout(1300)             # (the page saves its address once a second)
+    lab.show("9")                               # (in place)
     lab.fill("gl-ch9-z-1", "0.25")
     wait_until(lambda: "z1=0.25" in lab.query(), page=lab.page, message="for the answer in the address")
     lab.page.wait_for_timeout(1300)             # (the page saves its address once a second)
@@ -101,7 +102,7 @@ def test_the_index_offers_where_the_learner_stopped_and_forgets_it_on_request(pa
     wait_until(lambda: lab.shows_chapter("3") and lab.query() == left, page=lab.page,
                message="for chapter 3 as it was left")
     assert lab.page.evaluate("() => window.__glSamePage === true"), "the link reloaded the page"
-    lab.open("0")
+    lab.show("0")                               # (in place: the places as the page opened)
     wait_until(lambda: box.is_visible(), page=lab.page, message="for the places offered again")
     lab.click("gl-resume-forget")
     wait_until(lambda: not box.is_visible(), page=lab.page, message="for the box to go")
