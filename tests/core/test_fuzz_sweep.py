@@ -258,6 +258,7 @@ RECORDS = {
     stepped_run.criterion_defaults: "a run function's DEFAULTS, made at import: fuzzed through every run's config",
     stepped_run.criterion_config: "checks a run's config: fuzzed through every run's config (memory_configs here)",
     pretrained.train: "runs sweeps and writes files: tests/research/test_pretrained.py",
+    pretrained.reuse: "copies a data folder's records into a work folder's files: tests/research/test_pretrained.py",
     pretrained.provenance: "takes no argument: tests/research/test_pretrained.py",
     pretrained.data_folder: "takes no argument: the package's data folder",
     pretrained.main: "the command line (argparse refuses bad arguments)",
