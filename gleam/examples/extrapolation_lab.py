@@ -369,6 +369,14 @@ def _schedule(c):
     return {"lr": c["lr"], "lr_drop_at": c["lr_drop_at"], "lr_drop": c["lr_drop"] if c["lr_drop_at"] is not None else None}
 
 
+def _largest_fall(curve, level):
+    """The largest fall of a validation curve between two checks once it has reached `level`
+    (0 if it never fell, or never got there)."""
+    scores = [v for _, v in curve]
+    first = next((i for i, v in enumerate(scores) if v >= level), len(scores))
+    return max([a - b for a, b in zip(scores[first:], scores[first + 1:])] + [0.0])
+
+
 def _cap(rs):
     return max((int(r["curve"][-1][0]) for r in rs if r.get("curve")), default=None)
 
@@ -403,7 +411,12 @@ def _sums(runs, specs):
             tc = sums.normalized({**specs[t]["fixed"], "cell": cell, "seed": 0})
             g["tried"].append({"cell": cell, "experiment": t, "cap": _cap(trs), "seeds": len(trs),
                                "learned": sum(int(r["metrics"]["learned"]) for r in trs), **_schedule(tc),
-                               "heldin": [r["metrics"]["heldin_score"] for r in trs]})
+                               "heldin": [r["metrics"]["heldin_score"] for r in trs],
+                               # how far its validation score fell between two checks once at the
+                               # level where the cell's own schedule drops its rate
+                               "level": g["schedule"]["lr_drop_at"],
+                               "largest_fall": [_largest_fall(r.get("curve") or [], g["schedule"]["lr_drop_at"])
+                                                for r in trs] if g["schedule"]["lr_drop_at"] else None})
         g["iid"] = seed_stats([r["metrics"]["iid_accuracy"] for r in rs])
         g["n_ood"] = [int(r["metrics"]["n_ood"]) for r in rs]
         g["apart_ood"] = [r["metrics"]["ood_accuracy"] for r in rs if not r["metrics"]["learned"]]

@@ -82,6 +82,14 @@ def test_the_prose_states_the_records(text):
             f"{len(k['gru_torch'])} GRU seeds.") in text
     constant = [r["metrics"]["learned"] for r in shipped["sums_lstm_constant"]]
     assert f"the LSTM learned in {sum(constant)} of {len(constant)} seeds" in text
+    level = pretrained.SPECS["extrapolation"]["sums_lstm"]["fixed"]["lr_drop_at"]
+    falls = []                                  # each constant-rate seed's largest fall once at the level
+    for r in shipped["sums_lstm_constant"]:
+        scores = [v for _, v in r["curve"]]
+        i = next((j for j, v in enumerate(scores) if v >= level), len(scores))
+        falls.append(max([0.0] + [a - b for a, b in zip(scores[i:], scores[i + 1:])]))
+    assert (f"once its validation score had reached {level} it still fell between two checks, by as much as "
+            f"{min(falls):.2f} to {max(falls):.2f}") in " ".join(text.split())
     assert "The two cells' schedules differ" in text
     below = [c for c in ("lstm", "gru_torch") if 0 < sum(k[c]) < 8 * len(k[c]) / 10]
     assert text.count("falls below the bar this lab sets") == len(below)
