@@ -417,6 +417,8 @@ def _sums(runs, specs):
                                "level": g["schedule"]["lr_drop_at"],
                                "largest_fall": [_largest_fall(r.get("curve") or [], g["schedule"]["lr_drop_at"])
                                                 for r in trs] if g["schedule"]["lr_drop_at"] else None})
+            falls = g["tried"][-1]["largest_fall"]
+            g["tried"][-1]["largest_fall_range"] = [min(falls), max(falls)] if falls else None
         g["iid"] = seed_stats([r["metrics"]["iid_accuracy"] for r in rs])
         g["n_ood"] = [int(r["metrics"]["n_ood"]) for r in rs]
         g["apart_ood"] = [r["metrics"]["ood_accuracy"] for r in rs if not r["metrics"]["learned"]]
