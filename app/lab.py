@@ -144,8 +144,8 @@ class Lab(pn.viewable.Viewer):
         self._layout = pn.Row(toc, area, sizing_mode="stretch_width", stylesheets=[variables_css(), a11y.LAB_CSS])
         pairs, too_long = url_state.parse_query(search)
         self._apply(pairs, too_long, first=True)       # builds the initial chapter, once
-        self.theme = dark.install(self)                 # the theme toggle, and everything following it
         self.progress = progress.install(self, area)    # where the reader stopped, on the index
+        self.theme = dark.install(self)                 # the theme toggle, and everything following it
         if self._location is not None:  # Back/Forward (and the page's own URL, once rendered)
             self._location.param.watch(self._from_url, "search")
             self._location.param.watch(lambda event: self._refresh_links(), "href")

@@ -5,7 +5,10 @@ tools (a learner's drag or scroll moves the page, not the plot); this button is 
 import re
 
 import panel as pn
-from bokeh.models import Plot, SaveTool
+from bokeh.models import BoxZoomTool, HelpTool, PanTool, Plot, ResetTool, SaveTool, WheelZoomTool
+
+# what bokeh.plotting.figure gives a figure made without `tools=`
+DEFAULT_TOOLS = (PanTool, WheelZoomTool, BoxZoomTool, SaveTool, ResetTool, HelpTool)
 
 PREFIX = "rnn-lab"
 DESCRIPTION = "Save this figure as a PNG image"
@@ -30,7 +33,7 @@ def _name(plot):
 
 def add_save_buttons(chapter_id, layout):
     """Give every figure in a chapter's layout (a Panel object) whose toolbar is hidden a save button
-    as its only tool, once; returns the figures that got one."""
+    as its only button, once; returns the figures that got one."""
     added = []
     for pane in layout.select(pn.pane.Bokeh):
         if pane.object is None:
@@ -39,9 +42,13 @@ def add_save_buttons(chapter_id, layout):
             if plot.toolbar_location is not None:       # given its toolbar already
                 continue
             name = f"{PREFIX}-{slug(_name(plot))}" if plot.css_classes else f"{PREFIX}-ch{slug(str(chapter_id))}-{slug(_name(plot))}"
-            # the only tool: a figure made with Bokeh's default tools and its toolbar hidden had them
-            # active unseen (a drag panned it)
-            plot.tools = [SaveTool(filename=name, description=DESCRIPTION)]
+            # the only button: a figure's own tools (a tap that selects) keep working, unseen as
+            # before; Bokeh's default tools, which a figure made without `tools=""` had active
+            # unseen (a drag panned it), go
+            kept = [t for t in plot.tools if not isinstance(t, DEFAULT_TOOLS)]
+            for t in kept:
+                t.visible = False
+            plot.tools = kept + [SaveTool(filename=name, description=DESCRIPTION)]
             plot.toolbar.logo = None
             plot.toolbar.autohide = False
             plot.toolbar_location = "right"
