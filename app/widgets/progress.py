@@ -103,17 +103,24 @@ class Progress:
         self.forget.js_on_click(code="if (window.__glProgressForget) window.__glProgressForget();")
         self.forget.on_click(self._forget)
         self.panel = pn.Column(self.state, self.box, self.forget, sizing_mode="stretch_width", margin=0)
+        # offered on the index as the page opens, and gone once the learner moves on (no box appears
+        # above chapter 0 later in the visit, shifting what is on screen)
+        self._moved = False
         self.state.param.watch(lambda event: self._show(), "value")
-        lab.param.watch(lambda event: self._show(), "chapter")
+        lab.param.watch(self._moved_on, "chapter")
 
     def places(self):
         return read_places(self.state.value)
+
+    def _moved_on(self, event):
+        self._moved = True
+        self._show()
 
     def _forget(self, event=None):
         self.state.value = ""
 
     def _show(self):
-        places = [] if self.lab.embed or self.lab.chapter != START_CHAPTER else self.places()[:MAX_SHOWN]
+        places = [] if self.lab.embed or self._moved or self.lab.chapter != START_CHAPTER else self.places()[:MAX_SHOWN]
         items = []
         for cid, pairs in places:
             moved = [k for k, _ in pairs if k != "chapter"]

@@ -102,7 +102,7 @@ def test_the_index_offers_where_the_learner_stopped_and_forgets_it_on_request(pa
     wait_until(lambda: lab.shows_chapter("3") and lab.query() == left, page=lab.page,
                message="for chapter 3 as it was left")
     assert lab.page.evaluate("() => window.__glSamePage === true"), "the link reloaded the page"
-    lab.show("0")                               # (in place: the places as the page opened)
+    lab.open("0")
     wait_until(lambda: box.is_visible(), page=lab.page, message="for the places offered again")
     lab.click("gl-resume-forget")
     wait_until(lambda: not box.is_visible(), page=lab.page, message="for the box to go")
