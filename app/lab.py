@@ -22,7 +22,6 @@ from functools import partial
 
 import panel as pn
 import param
-from bokeh.models import CustomJS
 
 import content
 from app import chapters
@@ -152,7 +151,7 @@ class Lab(pn.viewable.Viewer):
         if pn.state.curdoc is not None:
             navigation.install_navigation(pn.state.curdoc)
             if self.embed:              # the snippet's frame follows the content's height
-                pn.state.curdoc.js_on_event("document_ready", CustomJS(code=share.EMBED_SIZE_JS))
+                share.install_embed_sizing(pn.state.curdoc)
             a11y.install(pn.state.curdoc)
 
     # ------------------------------------------------------------ navigation

@@ -13,6 +13,7 @@ its frame to the embedded page's content (SNIPPET_SCRIPT, EMBED_SIZE_JS).
 import html
 
 import panel as pn
+from bokeh.models import CustomJS
 
 from app.widgets.page import html_pane, wrap_row
 from app.widgets.url_state import query_string
@@ -75,6 +76,8 @@ if (!window.__glEmbedSize && window.parent !== window) {
   };
   let area = null, last = 0;
   const watch = new ResizeObserver(() => tell());
+  // (its bottom also moves when what is above it does, which no observer reports: measured twice a
+  // second; the static site's pre-rendered page is replaced once Python runs)
   const tell = () => {
     if (!area || !area.isConnected) {
       area = find(document);
@@ -87,7 +90,7 @@ if (!window.__glEmbedSize && window.parent !== window) {
       window.parent.postMessage({type: "%(type)s", height: height}, "*");
     }
   };
-  setInterval(tell, 500);         // (the static site's pre-rendered page is replaced once Python runs)
+  setInterval(tell, 500);
   tell();
 }
 """ % {"type": SIZE_MESSAGE}
@@ -95,6 +98,11 @@ SNIPPET_SCRIPT = (
     '<script>addEventListener("message",function(e){var d=e.data;if(!d||d.type!=="%s"||!(d.height>0))return;'
     'document.querySelectorAll("iframe").forEach(function(f){if(f.contentWindow===e.source)'
     'f.style.height=Math.min(Math.ceil(d.height),%d)+"px"})})</script>' % (SIZE_MESSAGE, MAX_EMBED_HEIGHT))
+
+
+def install_embed_sizing(doc):
+    """Run EMBED_SIZE_JS in an embedded page once it is on screen (both modes)."""
+    doc.js_on_event("document_ready", CustomJS(code=EMBED_SIZE_JS))
 
 
 def iframe(src, title, height=EMBED_HEIGHT):

@@ -409,16 +409,15 @@ def _sums(runs, specs):
         for t in SUMS_TRIED.get(cell, ()):
             trs = _where(runs[t], cell=cell)
             tc = sums.normalized({**specs[t]["fixed"], "cell": cell, "seed": 0})
+            # how far its validation score fell between two checks once at the level where the
+            # cell's own schedule drops its rate
+            level = g["schedule"]["lr_drop_at"]
+            falls = [_largest_fall(r.get("curve") or [], level) for r in trs] if level else None
             g["tried"].append({"cell": cell, "experiment": t, "cap": _cap(trs), "seeds": len(trs),
                                "learned": sum(int(r["metrics"]["learned"]) for r in trs), **_schedule(tc),
-                               "heldin": [r["metrics"]["heldin_score"] for r in trs],
-                               # how far its validation score fell between two checks once at the
-                               # level where the cell's own schedule drops its rate
-                               "level": g["schedule"]["lr_drop_at"],
-                               "largest_fall": [_largest_fall(r.get("curve") or [], g["schedule"]["lr_drop_at"])
-                                                for r in trs] if g["schedule"]["lr_drop_at"] else None})
-            falls = g["tried"][-1]["largest_fall"]
-            g["tried"][-1]["largest_fall_range"] = [min(falls), max(falls)] if falls else None
+                               "heldin": [r["metrics"]["heldin_score"] for r in trs], "level": level,
+                               "largest_fall": falls,
+                               "largest_fall_range": [min(falls), max(falls)] if falls else None})
         g["iid"] = seed_stats([r["metrics"]["iid_accuracy"] for r in rs])
         g["n_ood"] = [int(r["metrics"]["n_ood"]) for r in rs]
         g["apart_ood"] = [r["metrics"]["ood_accuracy"] for r in rs if not r["metrics"]["learned"]]

@@ -9,6 +9,7 @@ and are not retrained here.
 """
 from app.widgets import retrain
 from gleam import pretrained
+from gleam.examples.extrapolation_lab import SUMS_RUNS
 from gleam.labs.extrapolation import brackets as extrap_brackets
 from gleam.labs.extrapolation import counting as extrap_counting
 from gleam.labs.extrapolation import sums as extrap_sums
@@ -25,7 +26,7 @@ DEMO = {"length_depth": {"n_train": 1000, "epochs": 5},
         "sums": {"n_examples": 400, "epochs": 1, "analyse": False}}
 NO_CHECKS = {"n_val": 0, "check_every": 0}
 # where an experiment's cells ran as experiments of their own (their budgets differ)
-PER_CELL = {"sums": {"lstm": "sums_lstm", "gru_torch": "sums_gru"}}
+PER_CELL = {"sums": SUMS_RUNS}
 # what a shipped run's budget sets (and the page's does not): left out when matching a setting
 BUDGET_KEYS = ("n_train", "n_examples", "epochs", "n_val", "check_every", "criterion", "stop_at", "analyse")
 
