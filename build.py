@@ -35,10 +35,10 @@ import sys
 import time
 from pathlib import Path
 
-import content
-from content.render import TYPESET_FILE
+from gleam_lab import content
+from gleam_lab.content.render import TYPESET_FILE
 from gleam import pretrained
-from buildtools import patches, pins
+from buildtools import meta, patches, pins
 from buildtools.convert import PYODIDE_DIR, convert
 from buildtools.errors import BuildError
 from buildtools.fetch import (
@@ -57,7 +57,7 @@ from buildtools.verify import site_summary, verify_site
 from buildtools.wheels import SLIM_RULES, read_wheel, slim_wheel
 
 REPO = Path(__file__).resolve().parent
-STAMP_INPUTS = ("app", "content", "gleam", "pyproject.toml", "build.py", "buildtools")
+STAMP_INPUTS = ("app", "content", "gleam", "gleam_lab", "pyproject.toml", "build.py", "buildtools")
 
 
 class Stages:
@@ -94,7 +94,7 @@ class Stages:
         return tell
 
 
-def build(app: Path, site: Path, cache: Path) -> None:
+def build(app: Path, site: Path, cache: Path, site_url: str | None = None) -> None:
     stage = Stages()
     checked = patches.verify()   # every change to an upstream meets the version it was written against
     print(f"[build] {len(checked)} patches to upstreams checked against the versions built with "
@@ -153,7 +153,7 @@ def build(app: Path, site: Path, cache: Path) -> None:
         print(f"[build]   {len(articles)} articles, {sum(map(len, articles.values())) / 1e3:.0f} kB of HTML; "
               f"{len(css)} KaTeX files")
 
-    with stage(f"6/12 project wheel ({pins.PROJECT_NAME}: packages gleam (with the labs' results, not their weights), app, content + the typeset prose)"):
+    with stage(f"6/12 project wheel ({pins.PROJECT_NAME}: packages gleam (with the labs' results, not their weights) and gleam_lab (app, content + the typeset prose))"):
         project = build_project_wheel(REPO, cache / "project", {f"content/{TYPESET_FILE}": typeset})
         pure.append(project)
 
@@ -187,9 +187,10 @@ def build(app: Path, site: Path, cache: Path) -> None:
         print(f"[build]   {len(lock['packages'])} packages, all loaded by the worker")
 
     with stage(f"9/12 panel convert {app} --to pyodide-worker, a page per chapter, rewrite to local URLs"):
-        result = convert(app, REPO, new, lock, chapters, articles, head, cache / "typeset.json")
+        result = convert(app, REPO, new, lock, chapters, articles, head, cache / "typeset.json", site_url)
         print(f"[build]   {len(result['pages'])} pages ({', '.join(result['pages'][:3])}, ...), "
-              f"one worker {result['worker']}")
+              f"one worker {result['worker']}; {len(result['previews'])} link preview cards, "
+              + (f"named at {site_url}" if site_url else "not named (no --site-url)"))
 
     with stage("10/12 service worker: sw.js caches this build, for fast and offline second visits"):
         sw = write_service_worker(new)
@@ -237,18 +238,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-build", action="store_true", help="with --serve: serve what is there")
     ap.add_argument("--open", action="store_true", help="with --serve: open a browser if there is one")
     ap.add_argument("--force", action="store_true", help="with --serve: rebuild even if up to date")
+    ap.add_argument("--site-url", help="the site's public address (https://example.org/rnn-lab/): each page's "
+                                       "link preview then names its preview card, which needs an absolute address")
     args = ap.parse_args(argv)
     app, site = args.app.resolve(), args.site.resolve()
+    try:
+        site_url = meta.check_site_url(args.site_url) if args.site_url else None
+    except ValueError as e:
+        ap.error(str(e))
     stamp_file = args.cache / "site-stamp.json"
     try:
         if not args.no_build:
-            stamp = input_stamp(app)
+            stamp = input_stamp(app) + (f" {site_url}" if site_url else "")
             fresh = (args.serve and not args.force and (site / "index.html").exists()
                      and stamp_file.exists() and json.loads(stamp_file.read_text()).get("stamp") == stamp)
             if fresh:
                 print("[build] site/ is up to date with its inputs; not rebuilding (--force to rebuild)")
             else:
-                build(app, site, args.cache.resolve())
+                build(app, site, args.cache.resolve(), site_url)
                 stamp_file.write_text(json.dumps({"stamp": stamp, "app": str(app)}))
     except BuildError as e:
         print(f"[build] FAILED: {e}", file=sys.stderr)

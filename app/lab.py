@@ -23,12 +23,12 @@ from functools import partial
 import panel as pn
 import param
 
-import content
-from app import chapters
-from app.widgets import a11y, navigation, progress, saving, share, url_state
-from app.widgets import dark   # the light/dark theme: its toggle and the figures' colours
-from app.widgets.page import gv, html_pane
-from app.widgets.theme import variables_css
+from gleam_lab import content
+from gleam_lab.app import chapters
+from gleam_lab.app.widgets import a11y, navigation, progress, saving, share, url_state
+from gleam_lab.app.widgets import dark   # the light/dark theme: its toggle and the figures' colours
+from gleam_lab.app.widgets.page import gv, html_pane, served
+from gleam_lab.app.widgets.theme import variables_css
 
 TOC_CSS = """
 :host { width: 100%; }
@@ -152,7 +152,9 @@ class Lab(pn.viewable.Viewer):
             navigation.install_navigation(pn.state.curdoc)
             if self.embed:              # the snippet's frame follows the content's height
                 share.install_embed_sizing(pn.state.curdoc)
-            a11y.install(pn.state.curdoc)
+            # under panel serve, the page's link preview: its chapter's description (the static
+            # site's pages get theirs when built, buildtools.meta)
+            a11y.install(pn.state.curdoc, head=content.preview_tags(self.chapter) if served() else "")
 
     # ------------------------------------------------------------ navigation
     def _go(self, chapter_id, event=None):
@@ -174,7 +176,7 @@ class Lab(pn.viewable.Viewer):
                 viewer = chapters.make_viewer(chapter_id)
                 viewer.__panel__()
             except (ValueError, OSError) as e:    # e.g. a research lab's results file missing or unreadable
-                from app.chapters.prose import UnavailableChapter
+                from gleam_lab.app.chapters.prose import UnavailableChapter
                 viewer = UnavailableChapter(chapter_id, e)
             self._views[chapter_id] = viewer
             viewer.show_widget_only(self.widget_only, self.embed)

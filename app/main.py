@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 try:
-    import app.lab  # noqa: F401  (the project is normally pip-installed)
+    import gleam_lab.app.lab  # noqa: F401  (the project is normally pip-installed)
 except ImportError:  # a plain checkout: the repo root holds the packages app, content, gleam
     if "__file__" not in globals():  # in the browser's worker the wheel must provide them
         raise
@@ -16,8 +16,8 @@ except ImportError:  # a plain checkout: the repo root holds the packages app, c
 import panel as pn
 from panel.io.resources import LOCAL_DIST
 
-import content
-from app.widgets.page import served
+from gleam_lab import content
+from gleam_lab.app.widgets.page import served
 
 # Under `panel serve --num-procs N` the page and its websocket may reach different worker
 # processes; the second then makes the session from the websocket alone, and Panel, which learns
@@ -33,6 +33,9 @@ if served():
 # distribution's entry points as it starts.
 pn.extension(*([] if content.typeset() else ["mathjax"]), sizing_mode="stretch_width", load_entry_points=False)
 
-from app.lab import Lab  # noqa: E402
+from gleam_lab.app.lab import Lab  # noqa: E402
 
-Lab().servable(title=content.SITE_TITLE)
+lab = Lab()
+# under panel serve the page opens titled with its chapter; the static site's pages (one head for
+# all, while they are converted) are retitled when built (buildtools.meta)
+lab.servable(title=content.page_title(lab.chapter) if served() else content.SITE_TITLE)

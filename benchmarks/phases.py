@@ -27,7 +27,7 @@ ANCHORS = [
     ("prelude", r'  self\.pyodide\.globals\.set\("sendPatch", sendPatch\);', "before", "js"),
     ("Python starts the app", r"\\nfrom panel\.io\.pyodide import init_doc, write_doc\\n", "before", "py"),
     ("import panel", r"\\nfrom panel\.io\.pyodide import init_doc, write_doc\\n", "after", "py"),
-    ("import app.lab", r"from app\.lab import Lab  # noqa: E402\\n\\n", "after", "py"),
+    ("import gleam_lab.app.lab", r"from gleam_lab\.app\.lab import Lab  # noqa: E402\\n\\n", "after", "py"),
     ("Lab().servable", r"\\n\\nawait write_doc\(\)", "before", "py"),
     ("write_doc", r"    self\.postMessage\(\{\n      type: 'render',", "before", "js"),
 ]

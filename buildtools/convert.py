@@ -256,11 +256,13 @@ def _head(html: str) -> str:
 
 
 def convert(app: Path, repo: Path, site: Path, lock: dict, chapters: list[str] | None = None,
-            articles: dict[str, str] | None = None, head: str = "", typeset: Path | None = None) -> dict:
+            articles: dict[str, str] | None = None, head: str = "", typeset: Path | None = None,
+            site_url: str | None = None) -> dict:
     """Write the entry pages (index.html, and chapter-<id>.html per chapter), the worker, and
     the JS/CSS they load; `articles` (chapter -> HTML) is what each page shows before any large
     script runs, styled by `head` (buildtools.boot); `typeset` is content/typeset.json as the site's
-    wheel ships it, for the pre-rendered prose to be the same. Returns what was written."""
+    wheel ships it, for the pre-rendered prose to be the same; `site_url`, the site's public address,
+    names each page's preview card in its link preview (buildtools.meta). Returns what was written."""
     with tempfile.TemporaryDirectory() as tmp:
         raw, js, name = convert_pages(app, repo, Path(tmp), chapters,
                                       {"GLEAM_TYPESET": str(typeset)} if typeset else None)
@@ -277,14 +279,16 @@ def convert(app: Path, repo: Path, site: Path, lock: dict, chapters: list[str] |
     js = rewrite_worker(js, lock, wheels=site / PYODIDE_DIR)
 
     front = next(iter(pages))  # the app's first chapter ("0"), or the only page
-    (site / "index.html").write_text(meta.add_meta(pages[front], None), encoding="utf-8")
+    (site / "index.html").write_text(meta.add_meta(pages[front], None, site_url), encoding="utf-8")
     written = ["index.html"]
     for chapter, html in pages.items():
         if chapter is not None:
-            (site / page_name(chapter)).write_text(meta.add_meta(html, chapter), encoding="utf-8")
+            (site / page_name(chapter)).write_text(meta.add_meta(html, chapter, site_url), encoding="utf-8")
             written.append(page_name(chapter))
     manifest = meta.write_manifest(site)
+    previews = meta.write_previews(site, [c for c in pages if c is not None])
     (site / f"{name}.js").write_text(js, encoding="utf-8")
     copy_bokeh_js(bundles, site)
     panel_files = copy_panel_dist("\n".join(pages.values()), site)
-    return {"worker": f"{name}.js", "pages": written, "manifest": manifest, "bokeh": bundles, "panel": panel_files}
+    return {"worker": f"{name}.js", "pages": written, "manifest": manifest, "previews": previews, "bokeh": bundles,
+            "panel": panel_files}

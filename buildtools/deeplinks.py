@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
+from gleam_lab.app.widgets.dark import head_html   # the theme on the root before the first paint (dark.HEAD_HTML)
 
 from . import patches
 from .boot import PAGE_SCRIPT_MARK

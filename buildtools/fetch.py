@@ -215,18 +215,19 @@ def _setuptools_ok() -> bool:
     return (major, minor) >= (70, 1)
 
 
-PROJECT_SOURCES = ("pyproject.toml", "gleam", "app", "content")
+PROJECT_SOURCES = ("pyproject.toml", "gleam", "gleam_lab", "app", "content")
 
 
-def build_project_wheel(repo: Path, dest: Path, extra: dict[str, str] | None = None) -> Path:
+def build_project_wheel(repo: Path, dest: Path, extra: dict[str, str] | None = None, weights: bool = False) -> Path:
     """`pip wheel --no-deps .` on a copy of the project, so the repo gets no build/ folder;
     `extra` (relative path -> text) is written into the copy first (what the build generates,
-    such as content/typeset.json).
+    such as content/typeset.json). The research labs' trained weights (gleam/data/*.npz) go in only
+    with `weights`: the site never reads them; an installed lab's gleam.pretrained does.
 
     SOURCE_DATE_EPOCH makes the wheel byte-stable while the sources are unchanged.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    for old in dest.glob(f"{pins.PROJECT_NAME}-*.whl"):
+    for old in dest.glob(f"{pins.PROJECT_WHEEL}-*.whl"):
         old.unlink()
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "src"
@@ -234,8 +235,8 @@ def build_project_wheel(repo: Path, dest: Path, extra: dict[str, str] | None = N
         for item in PROJECT_SOURCES:
             p = repo / item
             if p.is_dir():
-                # *.npz: the research labs' trained weights, which the site never reads
-                shutil.copytree(p, src / item, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.npz"))
+                left_out = ("__pycache__", "*.pyc") + (() if weights else ("*.npz",))
+                shutil.copytree(p, src / item, ignore=shutil.ignore_patterns(*left_out))
             elif p.exists():
                 shutil.copy2(p, src / item)
         for rel, text in (extra or {}).items():
@@ -244,7 +245,7 @@ def build_project_wheel(repo: Path, dest: Path, extra: dict[str, str] | None = N
         isolation = ["--no-build-isolation"] if _setuptools_ok() else []
         run(pip_cmd() + ["wheel", "--no-deps", *isolation, "-q", "-w", str(dest), str(src)],
             env={"SOURCE_DATE_EPOCH": "315532800"})
-    wheels = list(dest.glob(f"{pins.PROJECT_NAME}-*-py3-none-any.whl"))
+    wheels = list(dest.glob(f"{pins.PROJECT_WHEEL}-*-py3-none-any.whl"))
     if len(wheels) != 1:
         raise BuildError(f"pip wheel of the project gave {wheels}")
     return wheels[0]

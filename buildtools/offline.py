@@ -37,6 +37,7 @@ from pathlib import Path
 
 from . import pins
 from .compress import COPY_SUFFIXES
+from .meta import PREVIEWS
 
 SW_NAME = "sw.js"
 CACHE_PREFIX = "gleam-"
@@ -122,9 +123,11 @@ def is_pinned(rel: str) -> bool:
 
 
 def site_files(site: Path) -> list[str]:
-    """Every file the site serves (site-relative, sorted), without precompressed copies and sw.js."""
+    """Every file the site serves to its visitors (site-relative, sorted), without precompressed
+    copies, sw.js and the link previews' cards (buildtools.meta: only link previews fetch them)."""
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
-                  if p.is_file() and p.suffix not in COPY_SUFFIXES and p.name != SW_NAME)
+                  if p.is_file() and p.suffix not in COPY_SUFFIXES and p.name != SW_NAME
+                  and p.relative_to(site).parts[0] != PREVIEWS)
 
 
 def digests(site: Path, files: list[str]) -> dict[str, bytes]:

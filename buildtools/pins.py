@@ -91,8 +91,10 @@ STDLIB_DROPPED = {
                      "this"), _DEV),
 }
 
-# The project's own wheel (gleam, app, content), rebuilt on every build.
-PROJECT_NAME = "gleam"
+# The project's own wheel (gleam, gleam_lab), rebuilt on every build: its distribution name, and
+# that name as a wheel's file name spells it.
+PROJECT_NAME = "gleam-rnn-lab"
+PROJECT_WHEEL = PROJECT_NAME.replace("-", "_")
 # What the worker asks micropip for; everything else comes in through lock dependencies.
 WORKER_INSTALLS = ("bokeh", "panel", "pyodide-http", PROJECT_NAME)
 

@@ -49,7 +49,7 @@ def cache_control(rel: str) -> str:
     """The Cache-Control value for a site-relative path (no leading slash)."""
     name = rel.rsplit("/", 1)[-1]
     if (rel == "" or name.endswith(".html") or name == "pyodide-lock.json"
-            or name.startswith(f"{pins.PROJECT_NAME}-") or "/" not in rel):
+            or name.startswith(f"{pins.PROJECT_WHEEL}-") or "/" not in rel):
         # the page, the worker script at the top level, the lock, the project's wheel
         return NO_CACHE
     return IMMUTABLE if VERSIONED.search(rel) else NO_CACHE

@@ -104,7 +104,7 @@ def wrap(chapter_id: str, heading: str, prose: str) -> str:
 
 def prose(chapter_ids, katex_dir: Path) -> dict[str, str]:
     """chapter id -> content.render_html with its math typeset (no TeX left), one node run for all."""
-    import content
+    from gleam_lab import content
 
     out = typeset({cid: content.render_html(cid) for cid in chapter_ids}, katex_dir)
     for cid, text in out.items():
@@ -115,7 +115,7 @@ def prose(chapter_ids, katex_dir: Path) -> dict[str, str]:
 def articles(chapter_ids, katex_dir: Path, typeset_prose: dict[str, str] | None = None) -> dict[str, str]:
     """chapter id -> its static article (see the module's docstring), all typeset in one node run
     (or made from `typeset_prose`, what `prose` returned)."""
-    import content
+    from gleam_lab import content
 
     ids = list(chapter_ids)
     prose_of = typeset_prose if typeset_prose is not None else prose(ids, katex_dir)

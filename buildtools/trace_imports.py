@@ -141,7 +141,7 @@ def read_imported(path: Path = IMPORTED_FILE) -> frozenset[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import content
+    from gleam_lab import content
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--site", type=Path, default=Path(__file__).resolve().parents[1] / "site")
     ap.add_argument("--chapters", nargs="*", default=None, help="default: every chapter")

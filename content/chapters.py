@@ -2,6 +2,7 @@
 
 The files are read with importlib.resources, so this works from a wheel inside Pyodide.
 """
+import html
 import importlib.resources
 import re
 
@@ -65,6 +66,29 @@ SITE_TITLE = "Recurrent networks — a lab"
 def page_title(chapter_id):
     """What a browser's tab says on a chapter: "Chapter 4 — Gates: the GRU cell · Recurrent networks — a lab"."""
     return f"{heading(chapter_id)} · {SITE_TITLE}"
+
+
+SITE_DESCRIPTION = ("An interactive lab on how recurrent neural networks work: small Elman, GRU and "
+                    "LSTM networks taken apart and trained in the browser, every number computed there.")
+
+
+def title_and_description(chapter_id):
+    """A page's title and description, as a link preview shows them: the chapter's heading and its
+    summary on the first screen, or the lab's (None, or an id that is not a chapter's)."""
+    if chapter_id not in CHAPTERS:
+        return SITE_TITLE, SITE_DESCRIPTION
+    summary = summaries()[chapter_id]
+    return page_title(chapter_id), summary[0].upper() + summary[1:]
+
+
+def preview_tags(chapter_id):
+    """The <meta> tags a link preview reads (the description, Open Graph's type, title and
+    description), escaped; for the static site's pages and for `panel serve`'s alike."""
+    title, description = (html.escape(t, quote=True) for t in title_and_description(chapter_id))
+    return (f'<meta name="description" content="{description}">\n'
+            f'<meta property="og:type" content="website">\n'
+            f'<meta property="og:title" content="{title}">\n'
+            f'<meta property="og:description" content="{description}">\n')
 
 
 def summaries():

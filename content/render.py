@@ -10,8 +10,8 @@ import functools
 import html
 import re
 
-from content.chapters import source
-from content.formatting import FILTERS
+from gleam_lab.content.chapters import source
+from gleam_lab.content.formatting import FILTERS
 
 
 def environment():
@@ -78,7 +78,7 @@ def math_label(tex):
 
 def start_html():
     """The lab's first screen (content/start.md) as HTML."""
-    from content.chapters import start_source
+    from gleam_lab.content.chapters import start_source
     return markdown_to_html(start_source())
 
 
@@ -108,7 +108,7 @@ def _typeset(path):
         if path:
             with open(path, encoding="utf-8") as f:
                 return json.load(f)
-        return json.loads(importlib.resources.files("content").joinpath(TYPESET_FILE).read_text(encoding="utf-8"))
+        return json.loads(importlib.resources.files("gleam_lab.content").joinpath(TYPESET_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
 

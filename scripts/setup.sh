@@ -5,6 +5,8 @@
 #   .venv-np202   the core alone on numpy 2.0.2, the version Pyodide runs in the browser (--tests)
 #   chromium      Debian's, for the browser tests (Playwright never downloads a browser here)
 #   axe-core      npm's, pinned, into build-cache/npm/ for the accessibility tests (--tests)
+#   wheelhouse    the lab's dependencies as wheels, in build-cache/wheelhouse/, for the test that
+#                 installs the lab's wheel into a fresh virtualenv with no network (--tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -38,6 +40,9 @@ if [ "${1:-}" = "--tests" ]; then
   .venv-np202/bin/python -m pip install -q --upgrade pip
   .venv-np202/bin/python -m pip install -q "numpy==2.0.2" "pytest>=8" "hypothesis>=6.100" "torch==2.13.0"
   .venv-np202/bin/python -m pip install -q --no-deps -e .
+
+  echo "== downloading the lab's dependencies as wheels (tests/test_packaging.py installs the lab offline)"
+  .venv/bin/python scripts/wheelhouse.py "${GLEAM_BUILD_CACHE:-build-cache}/wheelhouse"
 
   echo "== fetching axe-core (pinned, hash-checked) for the accessibility tests"
   .venv/bin/python -m buildtools.axe "${GLEAM_BUILD_CACHE:-build-cache}" >/dev/null

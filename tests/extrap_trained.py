@@ -13,7 +13,7 @@ fewer than 8 of its 10 seeds carries no claim ("not comparable")."""
 import math
 import statistics
 
-from content import fmt_comma, fmt_fixed, fmt_sci
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_sci
 from gleam import pretrained, tasks
 from gleam.sweep import bootstrap_difference
 

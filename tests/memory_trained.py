@@ -11,7 +11,7 @@ closeness agrees when the interval holds 0; neither side learning is "not compar
 import math
 import statistics
 
-from content import fmt_comma, fmt_fixed, fmt_sci
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_sci
 from gleam import pretrained
 from gleam.labs.memory import run as sweep_memory
 from gleam.sweep import bootstrap_difference

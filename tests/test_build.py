@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-import content
+from gleam_lab import content
 from buildtools import bytecode, pins
 from buildtools.convert import (
     FAST_SERIALIZE, GC_AFTER_RENDER, LAZY_TEMPLATES, LIGHT_GLYPH_PARAMETERS, LIGHT_MODEL_HOOK, NO_DIAGNOSTICS,
@@ -327,7 +327,7 @@ def lock_of(**files):
 LOCK = lock_of(bokeh=("bokeh-3.9.2-py3-none-any.whl", ["numpy", "packaging"]),
                panel=("panel-1.9.4-py3-none-any.whl", ["bokeh"]),
                **{"pyodide-http": ("pyodide_http-0.2.1-py3-none-any.whl", [])},
-               gleam=("gleam-0.1.0-py3-none-any.whl", ["numpy"]),
+               **{"gleam-rnn-lab": ("gleam_rnn_lab-0.1.0-py3-none-any.whl", ["numpy"])},
                numpy=("numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", []),
                packaging=("packaging-24.2-py3-none-any.whl", []))
 
@@ -352,7 +352,7 @@ def test_rewritten_page_and_worker_fetch_nothing_external(converted):
     wheels = json.loads(re.search(r"const glWheels = (\[.*?\]).map", js2, re.S).group(1))
     assert wheels == [[LOCK["packages"][k]["file_name"], "sha256-" + base64.b64encode(
                        bytes.fromhex(LOCK["packages"][k]["sha256"])).decode()]
-                      for k in ("bokeh", "gleam", "numpy", "packaging", "panel", "pyodide-http")]
+                      for k in ("bokeh", "gleam-rnn-lab", "numpy", "packaging", "panel", "pyodide-http")]
     assert js2.index("const glWheels") < js2.index("importScripts(") < js2.index("loadPyodide({")
     assert js2.index("loadPyodide({") < js2.index("glUnzip(new Uint8Array(await wheel)") < js2.index("pyodide.ffi.jsnull")
     assert js2.index("loadPyodide({") < js2.index("pyodide.ffi.jsnull = None") < js2.index("Executing code")
@@ -450,8 +450,8 @@ import json
 from bokeh.core.has_props import HasProps
 from bokeh.document import Document
 from bokeh.themes import Theme
-from app import chapters
-from app.lab import Lab
+from gleam_lab.app import chapters
+from gleam_lab.app.lab import Lab
 bokehs = HasProps.query_properties_with_values.__kwdefaults__["_all"]
 assert bokehs.__module__ == "bokeh.core.has_props" and bokehs is not HasProps.query_properties_with_values
 serialized = lambda p: p.serialized
@@ -501,7 +501,7 @@ def count(self, source, name=None, *args, **kwargs):
 jinja2.Environment.compile = count
 import panel as pn
 import panel.io.notebook, panel.io.resources
-import app.lab
+import gleam_lab.app.lab
 at_import = len(compiled)
 from bokeh.embed import file_html
 from bokeh.models import Slider
@@ -566,7 +566,7 @@ def test_worker_queues_incoming_patches_in_order(converted):
 
 def test_worker_rewrite_refuses_a_package_not_in_the_lock(converted):
     with pytest.raises(BuildError, match="package index"):
-        rewrite_worker(converted[1], {"packages": {k: v for k, v in LOCK["packages"].items() if k != "gleam"}})
+        rewrite_worker(converted[1], {"packages": {k: v for k, v in LOCK["packages"].items() if k != pins.PROJECT_NAME}})
 
 
 # ---------------------------------------------------------------- a page per chapter, deep links
@@ -638,6 +638,23 @@ def test_each_page_says_its_chapter_in_its_title_and_description():
     assert f"<title>{meta.SITE_TITLE}</title>" in index and meta.SITE_DESCRIPTION in index
     assert meta.add_meta(page, "not-a-chapter") == index
     assert set(content.chapters.summaries()) == set(content.chapter_ids())
+    assert "og:image" not in four and "og:url" not in four          # no address known: no card named
+
+
+def test_with_the_sites_address_each_page_names_its_preview_card():
+    from buildtools import meta
+    page = "<head><title>Panel's</title></head>"
+    url = meta.check_site_url("https://example.org/rnn-lab")
+    assert url == "https://example.org/rnn-lab/"
+    four = meta.add_meta(page, "4", url)
+    assert '<meta property="og:image" content="https://example.org/rnn-lab/previews/4.png">' in four
+    assert '<meta property="og:url" content="https://example.org/rnn-lab/chapter-4.html">' in four
+    assert '<meta property="og:url" content="https://example.org/rnn-lab/index.html">' in meta.add_meta(page, None, url)
+    for bad in ("example.org/rnn-lab", "ftp://example.org/", "https://", "https://x.org/?a=1", "/rnn-lab/"):
+        with pytest.raises(ValueError, match="absolute address"):
+            meta.check_site_url(bad)
+    r = subprocess.run([sys.executable, "build.py", "--site-url", "example.org"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 2 and "absolute address" in r.stderr
 
 
 def test_every_page_starts_the_shared_worker_with_its_chapter(toy_site):
@@ -670,7 +687,7 @@ def no_location_hints(monkeypatch):
 
 
 def test_the_lab_opens_on_gleam_chapter_and_builds_only_that_chapter(monkeypatch, no_location_hints):
-    from app.lab import Lab
+    from gleam_lab.app.lab import Lab
     monkeypatch.setenv("GLEAM_CHAPTER", "7")
     lab = Lab()
     assert lab.chapter == "7" and lab.built_chapters() == ["7"]
@@ -679,7 +696,7 @@ def test_the_lab_opens_on_gleam_chapter_and_builds_only_that_chapter(monkeypatch
 
 
 def test_first_chapter_sources_in_order(monkeypatch, no_location_hints):
-    from app.lab import initial_chapter
+    from gleam_lab.app.lab import initial_chapter
     loc = types.SimpleNamespace
     assert initial_chapter() == "0"
     monkeypatch.setenv("GLEAM_CHAPTER", "memory")
@@ -700,7 +717,7 @@ def test_the_url_query_and_the_chapter_stay_in_sync(no_location_hints):
     from bokeh.document import Document
     from panel.io.state import set_curdoc
 
-    from app.lab import Lab
+    from gleam_lab.app.lab import Lab
     with set_curdoc(Document()):
         location = pn.state.location
         location.search = "?chapter=4"
@@ -776,7 +793,7 @@ def test_documents_with_third_party_models_are_refused(tmp_path):
     ("index.html", NO_CACHE),
     ("main.js", NO_CACHE),
     (f"{PYODIDE_DIR}/pyodide-lock.json", NO_CACHE),
-    (f"{PYODIDE_DIR}/gleam-0.1.0-py3-none-any.whl", NO_CACHE),
+    (f"{PYODIDE_DIR}/gleam_rnn_lab-0.1.0-py3-none-any.whl", NO_CACHE),
     (f"{PYODIDE_DIR}/pyodide.asm.wasm", IMMUTABLE),
     (f"{PYODIDE_DIR}/python_stdlib.zip", IMMUTABLE),
     (f"{PYODIDE_DIR}/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", IMMUTABLE),
@@ -824,7 +841,7 @@ def test_built_site_lock_matches_its_files():
     assert verify_lock(SITE / PYODIDE_DIR / "pyodide-lock.json") == []
     lock = json.loads((SITE / PYODIDE_DIR / "pyodide-lock.json").read_text())
     assert not {"pandas", "pillow", "contourpy"} & set(lock["packages"])
-    assert "gleam" in lock["packages"]
+    assert pins.PROJECT_NAME in lock["packages"]
 
 
 @built
@@ -835,17 +852,17 @@ def test_built_site_has_no_external_fetch():
 
 @built
 def test_built_site_has_a_page_per_chapter_prerendering_its_prose():
-    import content
-    from app.widgets.page import title_pane
+    from gleam_lab import content
+    from gleam_lab.app.widgets.page import title_pane
     ids = content.chapter_ids()
     pages = {cid: (SITE / page_name(cid)).read_text(encoding="utf-8") for cid in ids}
     assert _without_meta((SITE / "index.html").read_text(encoding="utf-8")) == _without_meta(pages["0"])
     assert all(f"<title>{htmllib.escape(content.page_title(cid))}</title>" in pages[cid] for cid in ids)
     assert sorted(p.name for p in SITE.glob("*.js")) == ["main.js", "sw.js"]
     # the prose as the site's wheel ships it, typeset when the site was built
-    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_NAME}-*.whl"))
+    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_WHEEL}-*.whl"))
     with zipfile.ZipFile(wheel) as z:
-        typeset = json.loads(z.read("content/typeset.json"))
+        typeset = json.loads(z.read("gleam_lab/content/typeset.json"))
     assert set(typeset["chapters"]) == set(ids) and (SITE / typeset["css"]).is_file()
     for cid, page in pages.items():
         models = doc_models(embedded_document(page))
@@ -860,12 +877,14 @@ def test_built_site_has_a_page_per_chapter_prerendering_its_prose():
 
 @built
 def test_built_site_ships_every_module_of_the_project():
-    """The project's wheel in the site holds every module and chapter text of gleam, app and
-    content (a subpackage missing from the packaging only fails inside the browser)."""
-    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_NAME}-*-py3-none-any.whl"))
+    """The project's wheel in the site holds every module and chapter text of gleam and the lab
+    (the checkout's app/ and content/ as gleam_lab/app/ and gleam_lab/content/; a subpackage missing
+    from the packaging only fails inside the browser)."""
+    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_WHEEL}-*-py3-none-any.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     shipped = set(names) | {n[:-1] for n in names if n.endswith(".pyc")}  # a module as bytecode or source
-    sources = {p.relative_to(ROOT).as_posix() for d in ("gleam", "app", "content")
+    sources = {("" if d.startswith("gleam") else "gleam_lab/") + p.relative_to(ROOT).as_posix()
+               for d in ("gleam", "gleam_lab", "app", "content")
                for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".md") and "__pycache__" not in p.parts}
     assert sources and sources <= shipped, sorted(sources - shipped)
 
@@ -875,7 +894,7 @@ def test_built_site_ships_the_labs_results_as_the_checkout_has_them_and_no_weigh
     """The research labs' results ship in the site's wheel as gleam/data/<lab>.json, byte for byte
     the checkout's (the build trains nothing); the trained weights stay out of the site."""
     from gleam import pretrained
-    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_NAME}-*-py3-none-any.whl"))
+    wheel = next((SITE / PYODIDE_DIR).glob(f"{pins.PROJECT_WHEEL}-*-py3-none-any.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for lab in pretrained.SPECS:
         shipped = zipfile.ZipFile(wheel).read(f"gleam/data/{lab}.json")
@@ -980,7 +999,7 @@ def test_built_pages_show_every_syllabus_number_from_a_placeholder(cid):
     """Each chapter's page, as built, shows every result the syllabus prints for it (to the
     syllabus's precision), and none of them is typed into the chapter's Markdown source: outside
     its {{ }} placeholders the source holds no number equal to one of them."""
-    import content
+    from gleam_lab import content
     shown = _numbers(_prose_text((SITE / page_name(cid)).read_text(encoding="utf-8")))
     source = re.sub(r"\{\{.*?\}\}|\{%.*?%\}", " ", content.source(cid), flags=re.S)
     typed = _numbers(source)
@@ -1431,7 +1450,7 @@ def test_built_pages_show_their_chapter_before_any_script_is_fetched():
     """Prose first: a page's <head> fetches no script (BokehJS and Panel's JS are loaded by the
     boot script after the first paint) and its <body> opens with the chapter's title, prose and
     typeset math as plain HTML, the same as buildtools.static_prose makes from content."""
-    import content
+    from gleam_lab import content
     from buildtools.katex import fetch_katex
     from buildtools.static_prose import articles
     made = articles(content.chapter_ids(), fetch_katex(BUILD_CACHE))
@@ -1523,7 +1542,7 @@ def test_built_pages_carry_a_policy_that_hashes_exactly_their_inline_scripts():
 
 
 def content_ids():
-    import content
+    from gleam_lab import content
     return content.chapter_ids()
 
 
@@ -1654,3 +1673,18 @@ def test_built_site_serves_the_rewritten_bokehjs():
     for bundle in ("bokeh-widgets", "bokeh-tables"):
         assert (SITE / "bokeh" / f"{bundle}-{bokeh.__version__}.min.js").read_bytes() == \
                (static / f"{bundle}.min.js").read_bytes()
+
+
+@built
+def test_built_site_has_a_preview_card_per_page_that_no_visitor_downloads():
+    from PIL import Image
+
+    from buildtools import meta
+    cards = sorted(p.name for p in (SITE / meta.PREVIEWS).iterdir())
+    assert cards == sorted(["index.png"] + [f"{cid}.png" for cid in content.chapter_ids()])
+    for name in cards:
+        with Image.open(SITE / meta.PREVIEWS / name) as img:
+            assert img.format == "PNG" and img.size == meta.CARD
+    assert f"{meta.PREVIEWS}/" not in (SITE / "sw.js").read_text()       # not precached for offline use
+    # the card shows the page's own words: a card of another chapter differs
+    assert meta.preview_card("4") != meta.preview_card("5")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import content
+from gleam_lab import content
 from buildtools import katex, pins, static_prose
 from buildtools.errors import BuildError
 

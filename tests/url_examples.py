@@ -6,8 +6,8 @@ Nothing here names a chapter: a chapter added to the registry is covered as it i
 """
 import param
 
-from app import chapters
-from app.widgets import url_state
+from gleam_lab.app import chapters
+from gleam_lab.app.widgets import url_state
 
 
 def chapters_with_controls():

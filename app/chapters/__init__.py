@@ -7,18 +7,18 @@ page URL, in embeds and under Reset to defaults with nothing else to write (app.
 import importlib
 
 REGISTRY = {
-    "0": "app.chapters.ch0_scalar:ScalarChapter",
-    "1": "app.chapters.ch1_elman:ElmanChapter",
-    "2": "app.chapters.ch2_bptt:BPTTChapter",
-    "3": "app.chapters.ch3_vanishing:VanishingChapter",
-    "4": "app.chapters.ch4_gru:GRUChapter",
-    "5": "app.chapters.ch5_gru_lstm:GRUvsLSTMChapter",
-    "6": "app.chapters.ch6_training:TrainingChapter",
-    "7": "app.chapters.ch7_live:LiveLabChapter",
-    "8": "app.chapters.ch8_beyond:BeyondChapter",
-    "9": "app.chapters.ch9_cheatsheet:CheatSheetChapter",
-    "memory": "app.chapters.memory_lab:MemoryLabChapter",
-    "extrapolation": "app.chapters.extrapolation_lab:ExtrapolationLabChapter",
+    "0": "gleam_lab.app.chapters.ch0_scalar:ScalarChapter",
+    "1": "gleam_lab.app.chapters.ch1_elman:ElmanChapter",
+    "2": "gleam_lab.app.chapters.ch2_bptt:BPTTChapter",
+    "3": "gleam_lab.app.chapters.ch3_vanishing:VanishingChapter",
+    "4": "gleam_lab.app.chapters.ch4_gru:GRUChapter",
+    "5": "gleam_lab.app.chapters.ch5_gru_lstm:GRUvsLSTMChapter",
+    "6": "gleam_lab.app.chapters.ch6_training:TrainingChapter",
+    "7": "gleam_lab.app.chapters.ch7_live:LiveLabChapter",
+    "8": "gleam_lab.app.chapters.ch8_beyond:BeyondChapter",
+    "9": "gleam_lab.app.chapters.ch9_cheatsheet:CheatSheetChapter",
+    "memory": "gleam_lab.app.chapters.memory_lab:MemoryLabChapter",
+    "extrapolation": "gleam_lab.app.chapters.extrapolation_lab:ExtrapolationLabChapter",
 }
 
 

@@ -17,10 +17,10 @@ beside the control says why, and the control shows the value in force (app.widge
 import param
 import panel as pn
 
-import content
-from app.widgets import refusals, url_state
-from app.widgets.page import chapter_page
-from app.widgets.share import ShareTools
+from gleam_lab import content
+from gleam_lab.app.widgets import refusals, url_state
+from gleam_lab.app.widgets.page import chapter_page
+from gleam_lab.app.widgets.share import ShareTools
 
 
 class _OpensWithDefaults(type(pn.viewable.Viewer)):

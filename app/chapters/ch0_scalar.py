@@ -8,11 +8,11 @@ import math
 import panel as pn
 import param
 
-from app.chapters.base import ChapterViewer
-from app.widgets.figures import LinePlot
-from app.widgets.page import card, gv, html_pane, table, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_fixed, fmt_gate, fmt_num
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.figures import LinePlot
+from gleam_lab.app.widgets.page import card, gv, html_pane, table, wrap_row
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_fixed, fmt_gate, fmt_num
 from gleam import examples
 
 PRESETS = examples.chapter0_presets()

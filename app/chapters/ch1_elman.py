@@ -10,10 +10,10 @@ import panel as pn
 import param
 from bokeh.models import Range1d
 
-from app.chapters.base import ChapterViewer
-from app.widgets.figures import SignedBars
-from app.widgets.page import PASTE_LIMIT, card, gv, html_pane, table, wrap_row
-from content import fmt_fixed
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.figures import SignedBars
+from gleam_lab.app.widgets.page import PASTE_LIMIT, card, gv, html_pane, table, wrap_row
+from gleam_lab.content import fmt_fixed
 from gleam import examples
 
 UNITS = ("unit 1", "unit 2")

@@ -9,11 +9,11 @@ import panel as pn
 import param
 from bokeh.models import Range1d
 
-from app.chapters.base import ChapterViewer
-from app.widgets.figures import SignedBars
-from app.widgets.page import card, gv, html_pane, table, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_fixed, fmt_pct
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.figures import SignedBars
+from gleam_lab.app.widgets.page import card, gv, html_pane, table, wrap_row
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_fixed, fmt_pct
 from gleam import examples
 
 HAND = examples.chapter2_backward_walk()

@@ -17,12 +17,12 @@ from bokeh.models import Arrow, ColumnDataSource, FixedTicker, Label, Range1d, S
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
-from app.chapters.base import ChapterViewer
-from app.widgets.a11y import describe
-from app.widgets.figures import LinePlot, fit_title
-from app.widgets.page import HTMLBox, card, gv, table, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_fixed, fmt_num
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.a11y import describe
+from gleam_lab.app.widgets.figures import LinePlot, fit_title
+from gleam_lab.app.widgets.page import HTMLBox, card, gv, table, wrap_row
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_fixed, fmt_num
 from gleam import examples
 
 BOUND_Y = (1e-30, 1e30)         # the bound's log axis

@@ -9,12 +9,12 @@ from bokeh.models import CDSView, ColumnDataSource, FactorRange, FixedTicker, Gr
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
-from app.chapters.base import ChapterViewer
-from app.widgets.a11y import describe
-from app.widgets.figures import fit_title, legend_above
-from app.widgets.page import card, gv, html_pane, table, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_gate
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.a11y import describe
+from gleam_lab.app.widgets.figures import fit_title, legend_above
+from gleam_lab.app.widgets.page import card, gv, html_pane, table, wrap_row
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_gate
 from gleam import examples
 
 CONVENTIONS = {"textbook": "textbook", "PyTorch": "torch"}

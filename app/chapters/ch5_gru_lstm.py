@@ -12,11 +12,11 @@ import panel as pn
 import param
 from bokeh.models import FixedTicker
 
-from app.chapters.base import ChapterViewer
-from app.widgets.figures import LinePlot
-from app.widgets.page import HTMLBox, card, gv, table, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_comma, fmt_fixed, fmt_gate, fmt_pct
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.figures import LinePlot
+from gleam_lab.app.widgets.page import HTMLBox, card, gv, table, wrap_row
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_gate, fmt_pct
 from gleam import examples
 
 BOX_CSS = ":host { font-size: 14px; } .gl-ch5-line { margin: 0.25em 0; }"

@@ -17,11 +17,11 @@ import panel as pn
 import param
 from bokeh.models import Range1d
 
-from app.chapters.base import ChapterViewer
-from app.widgets.figures import SignedBars
-from app.widgets.page import HTMLBox, beside, card, gv, html_pane, table
-from app.widgets.theme import PALETTE
-from content import fmt_comma, fmt_fixed, fmt_sci
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.figures import SignedBars
+from gleam_lab.app.widgets.page import HTMLBox, beside, card, gv, html_pane, table
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_sci
 from gleam import examples
 
 CLASSES = ("0", "1", "2", "3", "4")

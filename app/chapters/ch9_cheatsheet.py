@@ -11,9 +11,9 @@ The chapter's prose is the cheat sheet itself.
 import panel as pn
 import param
 
-from app.chapters.base import ChapterViewer
-from app.widgets.page import beside, card, gv, html_pane, table
-from content import fmt_comma, fmt_fixed, fmt_sig
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.page import beside, card, gv, html_pane, table
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_sig
 from gleam import examples
 
 ENTRIES = examples.SELF_TEST_ENTRIES                  # (key, quantity, unit, field)

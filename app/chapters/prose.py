@@ -2,8 +2,8 @@
 and a chapter that cannot be built, in its place: its title and why."""
 import html
 
-from app.chapters.base import ChapterViewer
-from app.widgets.page import html_pane, note
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.widgets.page import html_pane, note
 
 NOTE = "The interactive part of this chapter is not built yet; the text and its numbers are complete."
 

@@ -23,7 +23,7 @@ from bokeh.models import CustomJS
 VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'
 # Panel's page template (panel/_templates/base.html) has no viewport; a document's template may be
 # a string that extends it (panel.io.server.html_page_for_render_items).
-SERVE_TEMPLATE = "{% block postamble %}" + VIEWPORT + "{% endblock %}"
+SERVE_TEMPLATE = "{% block postamble %}" + VIEWPORT + "{{ gl_head }}{% endblock %}"
 NARROW = 700           # px: below this the contents fold away behind a button and stack above
 
 # Adopted into every shadow root (each Bokeh view's): the focus ring; on a narrow page no element
@@ -172,13 +172,16 @@ if (!window.glA11y) {
 """
 
 
-def install(doc):
-    """The page's viewport (panel serve: the document's template) and A11Y_JS, run once the
-    document is on screen (in the static site also for the pre-rendered document)."""
+def install(doc, head=""):
+    """The page's viewport and `head`, more of its <head> (panel serve: through the document's
+    template), and A11Y_JS, run once the document is on screen (in the static site also for the
+    pre-rendered document)."""
     from bokeh.core.templates import FILE
+    from markupsafe import Markup
     from panel.io.resources import BASE_TEMPLATE
     if doc.template is FILE or doc.template is BASE_TEMPLATE:     # not a template of someone else's
         doc.template = SERVE_TEMPLATE
+        doc.template_variables["gl_head"] = Markup(head)
     doc.js_on_event("document_ready", CustomJS(code=A11Y_JS, args={"css": PAGE_CSS}))
 
 

@@ -25,7 +25,7 @@ from bokeh.model import Model
 from bokeh.models import Axis, CategoricalColorMapper, ColorBar, CustomJS, Grid, Legend, Plot, Title
 from panel.io.document import unlocked
 
-from app.widgets.theme import PALETTE, PALETTES, css_names, root_css
+from gleam_lab.app.widgets.theme import PALETTE, PALETTES, css_names, root_css
 
 STORAGE_KEY = "gl-theme"
 CHOICES = {"Follow the system": "system", "Light": "light", "Dark": "dark"}

@@ -21,8 +21,8 @@ from bokeh.models import (ColorBar, ColumnDataSource, FactorRange, Label, Legend
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
-from app.widgets.a11y import describe
-from app.widgets.theme import PALETTE
+from gleam_lab.app.widgets.a11y import describe
+from gleam_lab.app.widgets.theme import PALETTE
 
 # A phone's frame in one line: a 13 px bold title ~6.5 px a character, a legend entry as much a
 # character of its label plus its glyph; what one more line of a title or row of a legend takes.

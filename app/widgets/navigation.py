@@ -4,7 +4,7 @@ import json
 
 from bokeh.models import CustomJS
 
-import content
+from gleam_lab import content
 
 # Panel's Location model calls history.pushState on every change of the URL and never listens to
 # popstate. This script (run once per page, on the document's document_ready) makes a change

@@ -10,8 +10,8 @@ import panel as pn
 from panel.io.document import unlocked
 from panel.models import HTML as HTMLModel
 
-import content
-from app.widgets.theme import CARD_MAX_WIDTH, PROSE_MAX_WIDTH, variables_css
+from gleam_lab import content
+from gleam_lab.app.widgets.theme import CARD_MAX_WIDTH, PROSE_MAX_WIDTH, variables_css
 
 PROSE_CSS = """
 :host { max-width: %dpx; }

@@ -14,10 +14,10 @@ import json
 
 import panel as pn
 
-import content
-from app import chapters
-from app.widgets import url_state
-from app.widgets.page import START_CHAPTER, html_pane
+from gleam_lab import content
+from gleam_lab.app import chapters
+from gleam_lab.app.widgets import url_state
+from gleam_lab.app.widgets.page import START_CHAPTER, html_pane
 
 STORAGE_KEY = "rnn-lab-progress"
 MAX_STORE = 32768           # characters of the stored JSON read at all

@@ -8,8 +8,8 @@ back with the value and why, and sends the page the value in force again.
 """
 import panel as pn
 
-from app.widgets import url_state
-from app.widgets.page import gv, html_pane
+from gleam_lab.app.widgets import url_state
+from gleam_lab.app.widgets.page import gv, html_pane
 
 SENT = ("value", "value_throttled", "active")     # the properties a page changes a value by
 

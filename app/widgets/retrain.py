@@ -18,11 +18,11 @@ import html
 
 import panel as pn
 
-from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import gv, html_pane, table, wrap_row
-from app.widgets.streaming import StreamingCurve
-from app.widgets.theme import PALETTE
-from content import fmt_fixed, fmt_sci
+from gleam_lab.app.widgets.live_loop import LiveLoop, View
+from gleam_lab.app.widgets.page import gv, html_pane, table, wrap_row
+from gleam_lab.app.widgets.streaming import StreamingCurve
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_fixed, fmt_sci
 
 PUSH_EVERY = {"progress": 0.25, "loss": 0.1}
 STOPPED = ("paused", "finished", "diverged")

@@ -4,8 +4,8 @@ shows the `python -m gleam.sweep` spec a table came from (escaped text, never ma
 import html
 import json
 
-from app.widgets.theme import PALETTE
-from content import fmt_fixed
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_fixed
 
 CELLS = {"elman": "Elman RNN", "gru_torch": "GRU", "lstm": "LSTM"}
 CELL_COLOURS = {"elman": PALETTE.negative, "gru_torch": PALETTE.secondary, "lstm": PALETTE.positive}

@@ -15,8 +15,8 @@ import html
 import panel as pn
 from bokeh.models import CustomJS
 
-from app.widgets.page import html_pane, wrap_row
-from app.widgets.url_state import query_string
+from gleam_lab.app.widgets.page import html_pane, wrap_row
+from gleam_lab.app.widgets.url_state import query_string
 
 EMBED_HEIGHT = 900          # px: the snippet's height until the page has measured the widget
 

@@ -12,8 +12,8 @@ from bokeh.models import ColumnDataSource, Label, Range1d, Span
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
-from app.widgets.a11y import describe
-from app.widgets.theme import PALETTE
+from gleam_lab.app.widgets.a11y import describe
+from gleam_lab.app.widgets.theme import PALETTE
 
 MAX_POINTS = 1000          # points per line (merged pairwise beyond)
 X_MIN_END = 200            # the x range opens on 0 .. 200

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from app.chapters.ch0_scalar import ScalarChapter
-from content import fmt_fixed, fmt_gate, fmt_num
+from gleam_lab.app.chapters.ch0_scalar import ScalarChapter
+from gleam_lab.content import fmt_fixed, fmt_gate, fmt_num
 from gleam import examples
 from surface import click, figure, figure_data, find, set_value, shown
 

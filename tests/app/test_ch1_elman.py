@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from app.chapters.ch1_elman import ElmanChapter
-from content import fmt_fixed
+from gleam_lab.app.chapters.ch1_elman import ElmanChapter
+from gleam_lab.content import fmt_fixed
 from gleam import examples
 from surface import click, figure_data, find, html_with, set_value, shown
 

@@ -3,9 +3,9 @@ the w and u sliders) and the truncation window (u and k), read from the page's v
 import numpy as np
 import pytest
 
-from app.chapters.ch2_bptt import BPTTChapter
-from app.widgets.theme import PALETTE
-from content import fmt_fixed, fmt_pct
+from gleam_lab.app.chapters.ch2_bptt import BPTTChapter
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_fixed, fmt_pct
 from gleam import examples
 from surface import click, figure_data, find, set_value, shown
 

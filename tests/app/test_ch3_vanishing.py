@@ -5,8 +5,8 @@ import math
 import param
 from bokeh.models import Arrow
 
-from app.chapters.ch3_vanishing import VanishingChapter
-from content import fmt_fixed, fmt_num
+from gleam_lab.app.chapters.ch3_vanishing import VanishingChapter
+from gleam_lab.content import fmt_fixed, fmt_num
 from gleam import examples
 from surface import figure, figure_data, find, html_with, set_value, shown
 

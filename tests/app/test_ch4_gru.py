@@ -4,8 +4,8 @@ The expected numbers are computed here independently (the GRU written out on the
 weights with the gates given), not by the chapter's own gleam call."""
 import numpy as np
 
-from app.chapters.ch4_gru import GRUChapter
-from content import fmt_gate
+from gleam_lab.app.chapters.ch4_gru import GRUChapter
+from gleam_lab.content import fmt_gate
 from gleam import examples
 from surface import click, find, set_value, shown
 

@@ -2,8 +2,8 @@
 forget-bias slider, read from the page's values and figures against gleam.examples."""
 import math
 
-from app.chapters.ch5_gru_lstm import GRUvsLSTMChapter
-from content import fmt_comma, fmt_fixed, fmt_gate
+from gleam_lab.app.chapters.ch5_gru_lstm import GRUvsLSTMChapter
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_gate
 from gleam import examples
 from gleam import costs as counting
 from surface import figure_data, find, set_value, shown

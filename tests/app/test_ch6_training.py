@@ -6,8 +6,8 @@ import asyncio
 import numpy as np
 import pytest
 
-from app.chapters.ch6_training import TrainingChapter
-from content import fmt_fixed, fmt_sci
+from gleam_lab.app.chapters.ch6_training import TrainingChapter
+from gleam_lab.content import fmt_fixed, fmt_sci
 from gleam import examples
 from surface import click, figure_data, find, set_value, shown
 

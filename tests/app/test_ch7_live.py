@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from app.chapters.ch7_live import LiveLabChapter
-from app.widgets import streaming
-from content import fmt_fixed, fmt_sig
+from gleam_lab.app.chapters.ch7_live import LiveLabChapter
+from gleam_lab.app.widgets import streaming
+from gleam_lab.content import fmt_fixed, fmt_sig
 from gleam import chargru, examples
 from surface import click, exact, figure, figure_data, find, html_with, set_value, shown
 
@@ -570,7 +570,7 @@ def test_a_paste_over_the_limit_reaches_gleam_whole_and_is_refused_with_its_leng
 def test_a_shared_server_refuses_a_model_whose_update_is_too_much_work_and_keeps_the_one_in_use():
     """Under panel serve (a session of a shared server) an update may do at most
     limits.UPDATE_MACS multiply-adds; the size controls show the model in use again."""
-    from app.chapters.ch7_live import limits
+    from gleam_lab.app.chapters.ch7_live import limits
     from gleam import costs as counting
     c = LiveLabChapter()
     assert not c.shared                                    # no server session here

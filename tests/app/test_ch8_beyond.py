@@ -5,8 +5,8 @@ import html
 import pytest
 from bokeh.models import GlyphRenderer
 
-from app.chapters.ch8_beyond import BeyondChapter, lineage
-from content import fmt_comma, fmt_fixed
+from gleam_lab.app.chapters.ch8_beyond import BeyondChapter, lineage
+from gleam_lab.content import fmt_comma, fmt_fixed
 from gleam import examples
 from surface import figure, figure_data, find, html_with, set_value, shown
 

@@ -4,8 +4,8 @@ right answers are computed here (chapter 4's cell written out on input a)."""
 import numpy as np
 import pytest
 
-from app.chapters.ch9_cheatsheet import CheatSheetChapter
-from content import fmt_comma, fmt_fixed
+from gleam_lab.app.chapters.ch9_cheatsheet import CheatSheetChapter
+from gleam_lab.content import fmt_comma, fmt_fixed
 from gleam import examples
 from surface import click, find, set_value, shown
 
@@ -135,7 +135,7 @@ def test_typed_text_is_escaped():
 def test_each_failure_links_to_the_widget_that_shows_it():
     import re
 
-    import content
+    from gleam_lab import content
     html = content.render_html("9")
     table = html[html.index("The five failures"):html.index("Self-test")]
     rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)[1:]

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 try:
-    import content
+    from gleam_lab import content
 except ImportError:  # a checkout that is not pip-installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    import content
+    from gleam_lab import content
 
-from content import fmt_comma, fmt_fixed, fmt_num, fmt_pct, fmt_sci, fmt_sig, markdown_to_html
-from content.render import environment
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_num, fmt_pct, fmt_sci, fmt_sig, markdown_to_html
+from gleam_lab.content.render import environment
 from gleam import chargru, examples
 from gleam import costs as counting
 

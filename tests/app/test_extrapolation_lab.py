@@ -6,8 +6,8 @@ run of that config, number for number, beside the shipped run of the same settin
 
 import pytest
 
-from app.chapters.extrapolation_lab import ExtrapolationLabChapter
-from app.chapters.extrapolation_lab.retrain import DEMO, EXPERIMENTS, build_record, config_of, rows
+from gleam_lab.app.chapters.extrapolation_lab import ExtrapolationLabChapter
+from gleam_lab.app.chapters.extrapolation_lab.retrain import DEMO, EXPERIMENTS, build_record, config_of, rows
 from gleam import pretrained
 from surface import find, set_value, shown
 from tests.extrap_trained import KEY, SUMS, expected, seeds, verdicts
@@ -20,7 +20,7 @@ def chapter():
 
 @pytest.fixture(scope="module")
 def text():
-    import content
+    from gleam_lab import content
     return " ".join(content.render("extrapolation").split())
 
 
@@ -136,7 +136,7 @@ def test_a_retrain_to_the_end_is_gleams_run_beside_the_shipped_one(experiment, c
     while mine.steps < mine.total_steps:
         mine.step(mine.total_steps)
     want = mine.metrics()
-    from app.widgets.retrain import metric_text
+    from gleam_lab.app.widgets.retrain import metric_text
     for key, _, how in rows(c.retrain.run):
         assert v[f"extrapolation.retrain.mine.{key}"] == metric_text(want[key], how), key
 

@@ -67,7 +67,7 @@ def test_every_chapter_builds_without_what_the_static_site_leaves_out(monkeypatc
 
     from bokeh.document import Document
 
-    from app import chapters
+    from gleam_lab.app import chapters
     monkeypatch.setitem(sys.modules, "nh3", None)          # an import of it now fails
     for cid in chapters.chapter_ids():
         chapters.make_viewer(cid).__panel__().get_root(Document())

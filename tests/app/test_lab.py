@@ -9,12 +9,12 @@ from pathlib import Path
 import panel as pn
 import pytest
 
-import app
-import content
-from app import chapters
-from app.chapters.base import ChapterViewer
-from app.chapters.prose import ProseChapter
-from app.lab import Lab, embedded
+from gleam_lab import app
+from gleam_lab import content
+from gleam_lab.app import chapters
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.chapters.prose import ProseChapter
+from gleam_lab.app.lab import Lab, embedded
 from surface import click, find
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from bokeh.models import GlyphRenderer
 
-from app.chapters.memory_lab import COLUMNS, PATHS, MemoryLabChapter
-from content import fmt_fixed
+from gleam_lab.app.chapters.memory_lab import COLUMNS, PATHS, MemoryLabChapter
+from gleam_lab.content import fmt_fixed
 from gleam.labs.memory import carry as memory
 from surface import click, figure, find, set_value, shown
 

@@ -12,10 +12,10 @@ import statistics
 
 import pytest
 
-from app.chapters.memory_lab import MemoryLabChapter
-from app.chapters.memory_lab.retrain import DEMO, ROWS, TASKS, config_of
-from app.widgets.retrain import metric_text
-from content import fmt_comma, fmt_fixed
+from gleam_lab.app.chapters.memory_lab import MemoryLabChapter
+from gleam_lab.app.chapters.memory_lab.retrain import DEMO, ROWS, TASKS, config_of
+from gleam_lab.app.widgets.retrain import metric_text
+from gleam_lab.content import fmt_comma, fmt_fixed
 from gleam import examples, pretrained
 from gleam.labs.memory import run as sweep_memory
 from surface import click, find, set_value, shown
@@ -32,7 +32,7 @@ def chapter():
 
 @pytest.fixture(scope="module")
 def text():
-    import content
+    from gleam_lab import content
     return " ".join(content.render("memory").split())
 
 

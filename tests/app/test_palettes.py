@@ -8,10 +8,10 @@ import pytest
 from bokeh.document import Document
 from bokeh.models import Axis, CategoricalColorMapper, GlyphRenderer, Plot
 
-from app import chapters
-from app.lab import Lab
-from app.widgets import dark, theme
-from app.widgets.theme import DARK, GRAPHIC_PAIRS, PALETTE, PALETTES, TEXT_PAIRS
+from gleam_lab.app import chapters
+from gleam_lab.app.lab import Lab
+from gleam_lab.app.widgets import dark, theme
+from gleam_lab.app.widgets.theme import DARK, GRAPHIC_PAIRS, PALETTE, PALETTES, TEXT_PAIRS
 
 ROOT_VAR = re.compile(r"--gl-root-([\w-]+):\s*(#[0-9a-f]{6})")
 
@@ -48,7 +48,7 @@ def css_colour_pairs():
     var(--gl-X)` with `background: var(--gl-Y)` (else the page, or the card's surface)."""
     from pathlib import Path
 
-    from app.widgets import page
+    from gleam_lab.app.widgets import page
     texts = [p.read_text(encoding="utf-8") for p in Path(chapters.__file__).parents[1].rglob("*.py")]
     pairs = set()
     for text in texts + [page.PANEL_CSS, page.PROSE_CSS]:

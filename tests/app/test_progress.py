@@ -2,8 +2,8 @@
 and offered on the index only (never in an embed) as links that the page writes itself."""
 import json
 
-from app.lab import Lab
-from app.widgets.progress import MAX_SHOWN, MAX_STORE, read_places
+from gleam_lab.app.lab import Lab
+from gleam_lab.app.widgets.progress import MAX_SHOWN, MAX_STORE, read_places
 
 
 def store(*places):

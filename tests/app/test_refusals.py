@@ -8,8 +8,8 @@ import param
 import pytest
 from bokeh.document import Document
 
-from app.chapters import chapter_ids, make_viewer
-from app.widgets import url_state
+from gleam_lab.app.chapters import chapter_ids, make_viewer
+from gleam_lab.app.widgets import url_state
 
 
 def _bad_values(p):

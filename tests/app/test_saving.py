@@ -3,9 +3,9 @@ button shown above it, under a file name of its own."""
 import panel as pn
 from bokeh.models import Plot, SaveTool, TapTool
 
-from app import chapters
-from app.lab import Lab
-from app.widgets.saving import DEFAULT_TOOLS, add_save_buttons, slug
+from gleam_lab.app import chapters
+from gleam_lab.app.lab import Lab
+from gleam_lab.app.widgets.saving import DEFAULT_TOOLS, add_save_buttons, slug
 
 
 def test_every_figure_of_the_lab_saves_under_a_name_of_its_own():

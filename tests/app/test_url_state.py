@@ -9,14 +9,14 @@ import html
 import re
 from pathlib import Path
 
-import content
+from gleam_lab import content
 import param
 import pytest
 from panel.io.location import Location
 
-from app import chapters
-from app.lab import Lab
-from app.widgets import url_state
+from gleam_lab.app import chapters
+from gleam_lab.app.lab import Lab
+from gleam_lab.app.widgets import url_state
 from surface import click, find, shown
 from tests.url_examples import changed_value, changed_viewer, chapters_with_controls, malformed_texts, move, widget_of
 
@@ -188,7 +188,7 @@ def test_copy_link_and_embed_snippet_describe_the_state_now():
     assert snippet.value.startswith(f'<iframe src="{src}" title="') and 'loading="lazy"' in snippet.value
     assert 'allow="clipboard-write"' in snippet.value
     # the script that sizes the frame ends it, as the README gives it for a course page
-    from app.widgets.share import SNIPPET_SCRIPT
+    from gleam_lab.app.widgets.share import SNIPPET_SCRIPT
     assert snippet.value.endswith("</iframe>" + SNIPPET_SCRIPT) and snippet.value.count("<script>") == 1
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert SNIPPET_SCRIPT in readme.replace("\n", "")

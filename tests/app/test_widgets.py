@@ -8,12 +8,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pytest
 
-from app.widgets.figures import Heatmaps, LinePlot, SeedCurves, SignedBars
-from app.widgets.streaming import StreamingCurve
-from app.widgets import live_loop
-from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import gv
-from app.widgets.theme import PALETTE, variables_css
+from gleam_lab.app.widgets.figures import Heatmaps, LinePlot, SeedCurves, SignedBars
+from gleam_lab.app.widgets.streaming import StreamingCurve
+from gleam_lab.app.widgets import live_loop
+from gleam_lab.app.widgets.live_loop import LiveLoop, View
+from gleam_lab.app.widgets.page import gv
+from gleam_lab.app.widgets.theme import PALETTE, variables_css
 
 
 def test_gv_escapes_everything():
@@ -305,7 +305,7 @@ def test_every_widget_description_is_shown_as_text():
     import panel as pn
     from panel.pane.markup import Markdown
 
-    from app.lab import Lab
+    from gleam_lab.app.lab import Lab
 
     parser = Markdown._get_parser("markdown-it", (), Markdown.hard_line_break)   # as Panel's widgets do
     lab = Lab()

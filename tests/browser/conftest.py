@@ -44,7 +44,7 @@ SERVER_START_TIMEOUT = 90.0
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|\" [45]\d\d ")
 BUILD_TIMEOUT = 1800.0
 # What the site is built from: a newer file here than everything in site/ means a rebuild.
-SITE_SOURCES = ("build.py", "buildtools", "pyproject.toml", "app", "content", "gleam")
+SITE_SOURCES = ("build.py", "buildtools", "pyproject.toml", "app", "content", "gleam", "gleam_lab")
 
 
 # ---------------------------------------------------------------- processes
@@ -65,11 +65,11 @@ def _tail(path, lines=40):
 class Server:
     """A subprocess serving HTTP on 127.0.0.1:port, in its own process group."""
 
-    def __init__(self, name, cmd, port, probe_path, log_path):
+    def __init__(self, name, cmd, port, probe_path, log_path, cwd=ROOT, env=None):
         self.name, self.cmd, self.port, self.log_path = name, cmd, port, log_path
         self.probe = f"http://127.0.0.1:{port}{probe_path}"
         self.log = open(log_path, "w")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
 
     def wait(self):

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-import content
+from gleam_lab import content
 
 # First load of the static site boots Pyodide: ~10 s cold here, a minute on a busy machine.
 BOOT_TIMEOUT = 120.0

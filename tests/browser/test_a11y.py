@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from app import chapters
-from app.widgets import theme
+from gleam_lab.app import chapters
+from gleam_lab.app.widgets import theme
 from buildtools.axe import axe_script
 from helpers import (ACTION_TIMEOUT, BOOT_TIMEOUT, Guard, Lab, clipped_figure_text, layout_width, run_local_script,
                      wait_until)

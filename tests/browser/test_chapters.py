@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-import content
+from gleam_lab import content
 from helpers import BOOT_TIMEOUT, CHAPTER_IDS, wait_until
 
 pytestmark = pytest.mark.ui

@@ -5,8 +5,8 @@ name, by a click and by Enter); an embed snippet whose frame takes its content's
 import pytest
 from helpers import BOOT_TIMEOUT, wait_until
 
-from app.widgets.saving import DESCRIPTION
-from app.widgets.share import iframe
+from gleam_lab.app.widgets.saving import DESCRIPTION
+from gleam_lab.app.widgets.share import iframe
 
 pytestmark = pytest.mark.ui
 

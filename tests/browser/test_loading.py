@@ -23,7 +23,7 @@ from pathlib import Path
 import bokeh
 import pytest
 
-import content
+from gleam_lab import content
 from conftest import SITE, STATIC_PAGE, Server, Site, free_port
 from helpers import BOOT_TIMEOUT, LOCK_URL as LOCK, hold, release, wait_until
 
@@ -270,7 +270,7 @@ def test_second_visit_offline_and_a_rebuild_is_what_runs(pages, copied_site):
 def test_the_article_fits_a_phone_and_follows_a_dark_system(browser, static_site, chapter):
     """Before any script: at 390 px nothing scrolls sideways (display math and tables scroll
     inside themselves), and a system that prefers dark gets the dark palette at once."""
-    from app.widgets.theme import DARK
+    from gleam_lab.app.widgets.theme import DARK
     context = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block",
                                   color_scheme="dark")
     try:

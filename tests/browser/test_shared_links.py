@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 from bokeh.document import Document
 
-from app import chapters
-from app.widgets import url_state
+from gleam_lab.app import chapters
+from gleam_lab.app.widgets import url_state
 from helpers import hold, release, wait_until
 from tests.url_examples import changed_value, changed_viewer, chapters_with_controls, move, widget_of
 
@@ -249,3 +249,24 @@ def test_reset_and_copy_link(shared_lab):
                message="for Reset to defaults")
     lab.click(f"gl-ch{cid}-share-toggle")
     wait_until(lambda: not field.is_visible(), page=lab.page, message="for Share to fold away")
+
+
+def test_panel_serve_gives_each_chapters_page_its_link_preview(panel_server):
+    """Under panel serve the page a link opens already names its chapter: the <title>, and the
+    description and Open Graph tags a link preview reads (the chapter's line on the first screen),
+    once each; a page for an unknown chapter opens the index, and says so."""
+    import html as htmllib
+    import urllib.request
+
+    from gleam_lab import content
+
+    def page(query):
+        with urllib.request.urlopen(f"http://127.0.0.1:{panel_server.port}/app{query}", timeout=60) as r:
+            return r.read().decode("utf-8")
+
+    for cid, query in (("4", "?chapter=4"), ("memory", "?chapter=memory&delay=30"), ("0", ""), ("0", "?chapter=42")):
+        text = page(query)
+        title, description = content.title_and_description(cid)
+        assert f"<title>{htmllib.escape(title)}</title>" in text, query
+        assert f'<meta name="description" content="{htmllib.escape(description, quote=True)}">' in text, query
+        assert text.count('property="og:title"') == 1 and text.count('name="viewport"') == 1, query

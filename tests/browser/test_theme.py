@@ -12,10 +12,10 @@ import pytest
 from bokeh.models import Plot
 from helpers import hold, release, run_local_script, wait_until
 
-import content
-from app import chapters
-from app.widgets.dark import CHOICES
-from app.widgets.theme import DARK, PALETTE, css_names
+from gleam_lab import content
+from gleam_lab.app import chapters
+from gleam_lab.app.widgets.dark import CHOICES
+from gleam_lab.app.widgets.theme import DARK, PALETTE, css_names
 from buildtools.axe import axe_script
 
 pytestmark = pytest.mark.ui

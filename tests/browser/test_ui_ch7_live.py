@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from content import fmt_sig
+from gleam_lab.content import fmt_sig
 from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, MAX_CORPUS_CHARS, CharGRU
 from helpers import ACTION_TIMEOUT, assert_shown, parse_shown, wait_until
@@ -281,7 +281,7 @@ def test_a_shared_server_limits_one_update_and_the_static_site_does_not(shared_l
     """Under panel serve H = 128 with B = 16 streams is refused (one update would make another
     session's click wait too long) and the select shows the model in use again; the limit is
     stated under the control. The static site trains on the learner's machine: no limit."""
-    from app.chapters.ch7_live import limits
+    from gleam_lab.app.chapters.ch7_live import limits
     lab = shared_lab
     fresh_default(lab)
     lab.page.locator(".gl-ch7-hidden select").select_option("128")

@@ -3,7 +3,7 @@ slider and the lineage (buttons, and a tap on a node of the tree), against gleam
 chapter8_counts and chapter8_bottleneck computed here."""
 import pytest
 
-from app.chapters.ch8_beyond import lineage
+from gleam_lab.app.chapters.ch8_beyond import lineage
 from gleam import examples
 from helpers import assert_shown, wait_until
 

@@ -3,7 +3,7 @@ accepted, a wrong one named), the answer revealed, and the deployment budget's b
 gleam.examples.chapter9_self_test / chapter9_check_self_test / chapter9_deployment computed here."""
 import pytest
 
-from content import fmt_fixed
+from gleam_lab.content import fmt_fixed
 from gleam import examples
 from helpers import assert_shown, wait_until
 

@@ -4,7 +4,7 @@ retrain at the page's demonstration budget pauses, keeps its model, goes on and 
 beside the shipped run of the same setting; the language is read by counting only."""
 import pytest
 
-from app.chapters.extrapolation_lab.retrain import rows
+from gleam_lab.app.chapters.extrapolation_lab.retrain import rows
 from gleam import pretrained
 from gleam.labs.extrapolation import brackets as extrap_brackets
 from helpers import wait_until

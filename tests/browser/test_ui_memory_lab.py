@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from app.chapters.memory_lab.retrain import DEMO, ROWS, TASKS, config_of
-from app.widgets.retrain import metric_text
-from content import fmt_comma, fmt_fixed
+from gleam_lab.app.chapters.memory_lab.retrain import DEMO, ROWS, TASKS, config_of
+from gleam_lab.app.widgets.retrain import metric_text
+from gleam_lab.content import fmt_comma, fmt_fixed
 from gleam.labs.memory import carry as memory
 from gleam.labs.memory.run import train_cue_delay
 from helpers import wait_until
@@ -85,9 +85,8 @@ def test_sliders_move_the_table_to_gleams(shared_lab, key, keys):
 
 
 # ---- trained models -------------------------------------------------------------------------
-def test_the_trained_tables_show_the_builds_records(shared_lab):
-    lab = shared_lab
-    open_memory(lab)
+def check_trained_tables(lab):
+    """Every number of the trained tables is the shipped records' (waits for the page)."""
     want = expected()
 
     def equal():
@@ -95,6 +94,12 @@ def test_the_trained_tables_show_the_builds_records(shared_lab):
         wrong = {k: (shown.get(k), v) for k, v in want.items() if shown.get(k) != v}
         assert not wrong, f"{len(wrong)} values differ from the records', e.g. {list(wrong.items())[:3]}"
     wait_until(equal, page=lab.page, message="for the trained tables")
+
+
+def test_the_trained_tables_show_the_builds_records(shared_lab):
+    lab = shared_lab
+    open_memory(lab)
+    check_trained_tables(lab)
 
 
 def retrain_status(lab):

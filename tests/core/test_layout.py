@@ -7,7 +7,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GLEAM = ROOT / "gleam"
-UI = ("panel", "bokeh", "param", "app", "content", "js", "pyodide")
+UI = ("panel", "bokeh", "param", "gleam_lab", "app", "content", "js", "pyodide")
 
 
 def module_name(path, root=ROOT):

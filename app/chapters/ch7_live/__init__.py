@@ -12,17 +12,17 @@ import math
 
 import param
 
-from app.chapters.base import ChapterViewer
-from app.chapters.ch7_live import limits
-from app.chapters.ch7_live.files import ChapterFiles
-from app.chapters.ch7_live.layout import curve_x_label, gate_x_label, label_views, page_widget
-from app.chapters.ch7_live.undo import SetAside
-from app.chapters.ch7_live.text import CURVE_LINES, SAMPLE_CSS, messages_html, sample_head_html, stats_html
-from app.widgets.figures import Heatmaps
-from app.widgets.streaming import StreamingCurve
-from app.widgets.live_loop import LiveLoop, View
-from app.widgets.page import HTMLBox, html_pane, served
-from content import fmt_fixed, fmt_sig
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.chapters.ch7_live import limits
+from gleam_lab.app.chapters.ch7_live.files import ChapterFiles
+from gleam_lab.app.chapters.ch7_live.layout import curve_x_label, gate_x_label, label_views, page_widget
+from gleam_lab.app.chapters.ch7_live.undo import SetAside
+from gleam_lab.app.chapters.ch7_live.text import CURVE_LINES, SAMPLE_CSS, messages_html, sample_head_html, stats_html
+from gleam_lab.app.widgets.figures import Heatmaps
+from gleam_lab.app.widgets.streaming import StreamingCurve
+from gleam_lab.app.widgets.live_loop import LiveLoop, View
+from gleam_lab.app.widgets.page import HTMLBox, html_pane, served
+from gleam_lab.content import fmt_fixed, fmt_sig
 from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU
 from gleam.smoothing import EMA_DECAY

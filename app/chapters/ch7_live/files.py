@@ -12,8 +12,8 @@ import io
 
 import panel as pn
 
-from app.widgets.page import html_pane
-from app.chapters.ch7_live import limits
+from gleam_lab.app.widgets.page import html_pane
+from gleam_lab.app.chapters.ch7_live import limits
 from gleam.chargru import MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, CharGRU, decode_corpus, export_script
 
 UPLOAD_NOTE = (f"…or your own text: a UTF-8 .txt file of at most {MAX_FILE_BYTES:,} bytes "

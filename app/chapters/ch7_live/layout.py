@@ -5,9 +5,9 @@ import html
 import panel as pn
 from panel.io.document import unlocked
 
-from app.chapters.ch7_live import limits
-from app.widgets.figures import fit_title
-from app.widgets.page import PASTE_LIMIT, card, html_pane, wrap_row
+from gleam_lab.app.chapters.ch7_live import limits
+from gleam_lab.app.widgets.figures import fit_title
+from gleam_lab.app.widgets.page import PASTE_LIMIT, card, html_pane, wrap_row
 
 
 def curve_x_label(model):

@@ -3,8 +3,8 @@ header of the sampled text (and the styles of the sample and the curve's referen
 typed or the model wrote goes through html.escape."""
 import html
 
-from app.widgets.page import gv
-from app.widgets.theme import PALETTE
+from gleam_lab.app.widgets.page import gv
+from gleam_lab.app.widgets.theme import PALETTE
 
 SAMPLE_CSS = (".gl-ch7-sample { white-space: pre-wrap; font-family: var(--gl-mono); "
               "background: var(--gl-sunken); border: 1px solid var(--gl-border); border-radius: 6px; "

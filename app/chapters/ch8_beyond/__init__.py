@@ -12,12 +12,12 @@ import html
 import panel as pn
 import param
 
-from app.chapters.base import ChapterViewer
-from app.chapters.ch8_beyond import lineage
-from app.widgets.figures import LinePlot
-from app.widgets.page import card, gv, html_pane, table, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_comma, fmt_fixed
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.chapters.ch8_beyond import lineage
+from gleam_lab.app.widgets.figures import LinePlot
+from gleam_lab.app.widgets.page import card, gv, html_pane, table, wrap_row
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_comma, fmt_fixed
 from gleam import examples
 
 CELLS = {"GRU": "gru", "LSTM": "lstm", "Elman": "elman"}

@@ -10,7 +10,7 @@ from bokeh.models import (Arrow, ColumnDataSource, FixedTicker, Range1d, Span, T
 from bokeh.plotting import figure
 from panel.io.document import unlocked
 
-from app.widgets.theme import PALETTE
+from gleam_lab.app.widgets.theme import PALETTE
 
 STATE = {0: "grows with the sequence", 1: "fixed size"}        # x: state kept at inference
 TRAINING = {0: "sequential", 1: "partly parallel", 2: "parallel over the sequence"}   # y

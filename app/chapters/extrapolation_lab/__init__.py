@@ -9,11 +9,11 @@ disabled otherwise).
 import panel as pn
 import param
 
-from app.chapters.base import ChapterViewer
-from app.chapters.extrapolation_lab.retrain import DEMO, EXPERIMENTS, config_of, new_retrain
-from app.chapters.extrapolation_lab.trained import CELLS, KINDS, TrainedResults
-from app.widgets.page import card, gv, html_pane
-from content import fmt_comma
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.chapters.extrapolation_lab.retrain import DEMO, EXPERIMENTS, config_of, new_retrain
+from gleam_lab.app.chapters.extrapolation_lab.trained import CELLS, KINDS, TrainedResults
+from gleam_lab.app.widgets.page import card, gv, html_pane
+from gleam_lab.content import fmt_comma
 
 
 def demo_text(name):

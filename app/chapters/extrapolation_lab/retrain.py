@@ -7,7 +7,7 @@ the criterion: the two are not expected to agree. What is measured, and the loss
 the run's own (its table_rows() and baseline_loss()). The arithmetic heads are not recurrent models
 and are not retrained here.
 """
-from app.widgets import retrain
+from gleam_lab.app.widgets import retrain
 from gleam import pretrained
 from gleam.examples.extrapolation_lab import SUMS_RUNS
 from gleam.labs.extrapolation import brackets as extrap_brackets

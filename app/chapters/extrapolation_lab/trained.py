@@ -11,11 +11,11 @@ import html
 
 import panel as pn
 
-from app.chapters.extrapolation_lab.values import KEY, pair_name, shown_values
-from app.widgets.figures import SeedCurves
-from app.widgets.page import gv, html_pane, table
-from app.widgets.seeds import CELL_COLOURS, CELLS, spec_block
-from app.widgets.theme import PALETTE
+from gleam_lab.app.chapters.extrapolation_lab.values import KEY, pair_name, shown_values
+from gleam_lab.app.widgets.figures import SeedCurves
+from gleam_lab.app.widgets.page import gv, html_pane, table
+from gleam_lab.app.widgets.seeds import CELL_COLOURS, CELLS, spec_block
+from gleam_lab.app.widgets.theme import PALETTE
 from gleam import examples
 
 KINDS = {"anbn": "aⁿbⁿ", "anbncn": "aⁿbⁿcⁿ"}

@@ -1,9 +1,9 @@
 """The extrapolation lab's shown values: every number and text of its trained-results panels
 (app.chapters.extrapolation_lab.trained) as a span's text, read from the shipped records' summary
 (gleam.examples.extrapolation_lab_trained); a reach at the largest value tested reads "≥"."""
-from app.chapters.memory_lab.trained import interval, listed, pm, whole
-from app.widgets.seeds import CELLS
-from content import fmt_comma, fmt_fixed, fmt_sci
+from gleam_lab.app.chapters.memory_lab.trained import interval, listed, pm, whole
+from gleam_lab.app.widgets.seeds import CELLS
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_sci
 
 KEY = "extrapolation.trained"
 

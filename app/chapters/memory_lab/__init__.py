@@ -11,13 +11,13 @@ import numpy as np
 import panel as pn
 import param
 
-from app.chapters.base import ChapterViewer
-from app.chapters.memory_lab.retrain import BIASES, BUDGETS, DEMO, HORIZONS, LRS, TASKS, config_of, new_retrain
-from app.chapters.memory_lab.trained import CELLS, TrainedResults
-from app.widgets.figures import LinePlot
-from app.widgets.page import card, gv, html_pane, table, wrap_row
-from app.widgets.theme import PALETTE
-from content import fmt_comma, fmt_fixed
+from gleam_lab.app.chapters.base import ChapterViewer
+from gleam_lab.app.chapters.memory_lab.retrain import BIASES, BUDGETS, DEMO, HORIZONS, LRS, TASKS, config_of, new_retrain
+from gleam_lab.app.chapters.memory_lab.trained import CELLS, TrainedResults
+from gleam_lab.app.widgets.figures import LinePlot
+from gleam_lab.app.widgets.page import card, gv, html_pane, table, wrap_row
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_comma, fmt_fixed
 from gleam.labs.memory import carry as memory
 
 TRIALS, SEED = 5000, 46

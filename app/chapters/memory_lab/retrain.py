@@ -8,7 +8,7 @@ model as it is when training stops. Beside it stands the shipped run of the same
 """
 import math
 
-from app.widgets import retrain
+from gleam_lab.app.widgets import retrain
 from gleam import pretrained
 from gleam.labs.memory import run as sweep_memory
 

@@ -9,11 +9,11 @@ and the `python -m gleam.sweep` spec completed by the run's defaults. Every numb
 """
 import panel as pn
 
-from app.widgets.figures import SeedCurves
-from app.widgets.page import gv, html_pane, table
-from app.widgets.seeds import CELL_COLOURS, CELLS, spec_block
-from app.widgets.theme import PALETTE
-from content import fmt_comma, fmt_fixed, fmt_sci
+from gleam_lab.app.widgets.figures import SeedCurves
+from gleam_lab.app.widgets.page import gv, html_pane, table
+from gleam_lab.app.widgets.seeds import CELL_COLOURS, CELLS, spec_block
+from gleam_lab.app.widgets.theme import PALETTE
+from gleam_lab.content import fmt_comma, fmt_fixed, fmt_sci
 from gleam import examples
 
 KEY = "memory.trained"
