@@ -8,7 +8,7 @@ from pathlib import Path
 
 try:
     import gleam_lab.app.lab  # noqa: F401  (the project is normally pip-installed)
-except ImportError:  # a plain checkout: the repo root holds the packages app, content, gleam
+except ImportError:  # a plain checkout: the repo root holds gleam_lab (which finds app/ and content/ there) and gleam
     if "__file__" not in globals():  # in the browser's worker the wheel must provide them
         raise
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

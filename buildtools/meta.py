@@ -59,8 +59,9 @@ def add_meta(page: str, chapter_id: str | None, site_url: str | None = None) -> 
     title = html.escape(content.title_and_description(chapter_id)[0], quote=True)
     tags = content.preview_tags(chapter_id)
     if site_url:
-        card = html.escape(site_url + preview_file(chapter_id), quote=True)
-        tags += (f'<meta property="og:url" content="{html.escape(site_url + ("index.html" if chapter_id is None else page_name(chapter_id)), quote=True)}">\n'
+        here = "index.html" if chapter_id is None else page_name(chapter_id)
+        page_url, card = (html.escape(site_url + f, quote=True) for f in (here, preview_file(chapter_id)))
+        tags += (f'<meta property="og:url" content="{page_url}">\n'
                  f'<meta property="og:image" content="{card}">\n'
                  f'<meta property="og:image:width" content="{CARD[0]}">\n'
                  f'<meta property="og:image:height" content="{CARD[1]}">\n'
@@ -110,9 +111,8 @@ def preview_card(chapter_id: str | None) -> bytes:
     import io
 
     from PIL import Image, ImageDraw, ImageFont
-    title, description = content.title_and_description(chapter_id)
-    if chapter_id is not None and title.endswith(" · " + SITE_TITLE):
-        title = title[:-len(" · " + SITE_TITLE)]
+    description = content.title_and_description(chapter_id)[1]
+    title = content.heading(chapter_id) if chapter_id in content.chapter_ids() else SITE_TITLE
     img = Image.new("RGB", CARD, PALETTE.page)
     draw = ImageDraw.Draw(img)
     draw.rectangle((0, 0, CARD[0], 18), fill=PALETTE.positive)
