@@ -94,7 +94,19 @@ class Stages:
         return tell
 
 
-def build(app: Path, site: Path, cache: Path, site_url: str | None = None) -> None:
+COMPRESS_STAGE = ("12/12 compress: a brotli and a gzip copy of each text, wasm and stored archive, "
+                  "as a static host sends them")
+
+
+def compress_site(site: Path, cache: Path, stage: Stages, background: bool = False) -> None:
+    with stage(COMPRESS_STAGE + (" (in the background, while serving)" if background else "")):
+        count, before, br, gz = precompress(site, cache / "brotli", stage.progress(), background)
+        print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {br / 1e6:.1f} MB brotli, {gz / 1e6:.1f} MB gzip")
+
+
+def build(app: Path, site: Path, cache: Path, site_url: str | None = None, compress: bool = True) -> None:
+    """Build site/ from `app`. With compress=False the site is complete but for its compressed
+    copies (stage 12), which `build.py --serve` makes while it serves."""
     stage = Stages()
     checked = patches.verify()   # every change to an upstream meets the version it was written against
     print(f"[build] {len(checked)} patches to upstreams checked against the versions built with "
@@ -202,16 +214,16 @@ def build(app: Path, site: Path, cache: Path, site_url: str | None = None) -> No
         for n in notes:
             print(f"[build]   {n}")
 
-    with stage("12/12 compress: a brotli and a gzip copy of each text, wasm and stored archive, as a static host sends them"):
-        count, before, br, gz = precompress(new, cache / "brotli", stage.progress())
-        print(f"[build]   {count} files, {before / 1e6:.1f} MB -> {br / 1e6:.1f} MB brotli, {gz / 1e6:.1f} MB gzip")
+    if compress:
+        compress_site(new, cache, stage)
 
     shutil.rmtree(site, ignore_errors=True)
     new.rename(site)
     total, count, sizes = site_summary(site)
     print(f"[build] {site.name}/: {count} files, {total / 1e6:.1f} MB; largest: "
           + ", ".join(f"{Path(n).name} {s / 1e6:.1f} MB" for s, n in sizes[:4]))
-    print(f"[build] built {site} in {stage.total():.1f} s")
+    print(f"[build] built {site} in {stage.total():.1f} s"
+          + ("" if compress else "; its compressed copies are made next, while it is served"))
 
 
 def input_stamp(app: Path) -> str:
@@ -246,17 +258,24 @@ def main(argv: list[str] | None = None) -> int:
         site_url = meta.check_site_url(args.site_url) if args.site_url else None
     except ValueError as e:
         ap.error(str(e))
-    stamp_file = args.cache / "site-stamp.json"
+    cache = args.cache.resolve()
+    stamp_file = cache / "site-stamp.json"
+    uncompressed = False     # a site built for --serve, served while its compressed copies are made
     try:
         if not args.no_build:
             stamp = input_stamp(app) + (f" {site_url}" if site_url else "")
+            kept = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
             fresh = (args.serve and not args.force and (site / "index.html").exists()
-                     and stamp_file.exists() and json.loads(stamp_file.read_text()).get("stamp") == stamp)
+                     and kept.get("stamp") == stamp)
             if fresh:
                 print("[build] site/ is up to date with its inputs; not rebuilding (--force to rebuild)")
+                uncompressed = not kept.get("compressed", True)
             else:
-                build(app, site, args.cache.resolve(), site_url)
-                stamp_file.write_text(json.dumps({"stamp": stamp, "app": str(app)}))
+                stamp_file.unlink(missing_ok=True)
+                build(app, site, cache, site_url, compress=not args.serve)
+                uncompressed = args.serve
+                cache.mkdir(parents=True, exist_ok=True)
+                stamp_file.write_text(json.dumps({"stamp": stamp, "app": str(app), "compressed": not uncompressed}))
     except BuildError as e:
         print(f"[build] FAILED: {e}", file=sys.stderr)
         return 1
@@ -264,7 +283,12 @@ def main(argv: list[str] | None = None) -> int:
         if not (site / "index.html").exists():
             print(f"[build] nothing to serve: {site}/index.html is missing", file=sys.stderr)
             return 1
-        serve(site, args.port, open_browser=args.open)
+
+        def finish() -> None:
+            compress_site(site, cache, Stages(), background=True)
+            stamp_file.write_text(json.dumps({**json.loads(stamp_file.read_text()), "compressed": True}))
+            print(f"[build] {site.name}/ is complete, its compressed copies made", flush=True)
+        serve(site, args.port, open_browser=args.open, meanwhile=finish if uncompressed else None)
     return 0
 
 

@@ -10,6 +10,8 @@ build gives the same bytes.
 
 Brotli at its best setting is smaller than gzip -9 on these files but slow to write, so each copy is kept in the
 build cache by the sha256 of what it compresses: a rebuild compresses only the files that changed.
+Each copy appears whole (written beside, then renamed), so a server may already be sending the site
+while its copies are made (`build.py --serve` does, at a lower priority than the browser it serves).
 """
 from __future__ import annotations
 
@@ -44,17 +46,33 @@ def _brotli(data: bytes, cache: Path | None, used: set[str]) -> bytes:
     packed = brotli.compress(data, **BROTLI)     # (releases the GIL: files compress in parallel)
     if kept:
         kept.parent.mkdir(parents=True, exist_ok=True)
-        tmp = kept.with_suffix(".tmp")
-        tmp.write_bytes(packed)
-        tmp.replace(kept)
+        _write_whole(kept, packed)
     return packed
 
 
-def precompress(site: Path, cache: Path | None = None, progress=None) -> tuple[int, int, int, int]:
+def _lower_priority() -> None:
+    """Lower this thread's scheduling priority (Linux: a thread has a nice value of its own)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass
+
+
+def _write_whole(path: Path, blob: bytes) -> None:
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(blob)
+    tmp.replace(path)
+
+
+def precompress(site: Path, cache: Path | None = None, progress=None,
+                background: bool = False) -> tuple[int, int, int, int]:
     """Write `f.br` and `f.gz` for every compressible file of `site` that shrinks enough; brotli
     copies are kept in `cache` (stale ones pruned). Returns (files compressed, their bytes, their
     brotli bytes, their gzip bytes). `progress(files done, files, bytes done, bytes)` is called
-    as each file is done (from the pool's threads, one call at a time), if given."""
+    as each file is done (from the pool's threads, one call at a time), if given. `background`
+    runs the work at a lower priority, for a site being served as it is compressed."""
+    for left in site.rglob("*.part"):         # from a run that was stopped while writing
+        left.unlink()
     files = [f for f in sorted(site.rglob("*"))
              if f.is_file() and compressible(f) and f.stat().st_size >= MIN_BYTES]
     used: set[str] = set()
@@ -75,11 +93,12 @@ def precompress(site: Path, cache: Path | None = None, progress=None) -> tuple[i
             return 0, 0, 0
         packed[".br"] = _brotli(data, cache, used)
         for suffix, blob in packed.items():
-            f.with_name(f.name + suffix).write_bytes(blob)
+            _write_whole(f.with_name(f.name + suffix), blob)
         told(len(data))
         return len(data), len(packed[".br"]), len(packed[".gz"])
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2,
+                            initializer=_lower_priority if background else None) as pool:
         sizes = [s for s in pool.map(one, files) if s[0]]
     if cache and cache.is_dir():
         for old in cache.glob("*.br"):

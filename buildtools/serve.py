@@ -171,12 +171,16 @@ def open_later(url: str) -> None:
     threading.Timer(0.5, webbrowser.open, args=(url,)).start()
 
 
-def serve(site: Path, port: int, open_browser: bool = False) -> None:
+def serve(site: Path, port: int, open_browser: bool = False, meanwhile=None) -> None:
+    """Serve `site` until Ctrl+C; `meanwhile()`, if given, runs in a thread once the server
+    listens (the build's last stage), and stops with it."""
     server = make_server(site, port)
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     print(f"Serving {site} at {url} (Ctrl+C to stop)", flush=True)
     if open_browser:
         open_later(url)
+    if meanwhile is not None:
+        threading.Thread(target=meanwhile, name="meanwhile", daemon=True).start()
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -1091,6 +1091,69 @@ def test_brotli_copies_are_kept_by_content_and_pruned(small_site, monkeypatch):
     assert len(now) == 2 and len(set(now) & set(kept)) == 1
 
 
+def _build_module():
+    spec = importlib.util.spec_from_file_location("build_for_test", ROOT / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_build_serve_serves_first_and_compresses_while_serving(tmp_path, monkeypatch):
+    """`build.py --serve` (./lab.sh) serves the site as soon as it is built and makes its compressed
+    copies meanwhile, at a lower priority; a later --serve finishes what a stopped one left."""
+    build = _build_module()
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    built, served = [], []
+
+    def fake_build(app, to, cache_dir, site_url=None, compress=True):
+        built.append(compress)
+        to.mkdir(exist_ok=True)
+        (to / "index.html").write_text("<p>words</p>" * 500)
+        (to / "app.js").write_text("let x = 1;\n" * 500)
+
+    def fake_serve(where, port, open_browser=False, meanwhile=None):
+        assert where == site and (meanwhile is None) == bool(list(site.rglob("*.br"))), "served at once"
+        served.append(meanwhile)
+
+    monkeypatch.setattr(build, "build", fake_build)
+    monkeypatch.setattr(build, "serve", fake_serve)
+    argv = ["--serve", "--site", str(site), "--cache", str(cache)]
+    assert build.main(argv) == 0 and built == [False] and served[-1] is not None
+    stamp = cache / "site-stamp.json"
+    assert json.loads(stamp.read_text())["compressed"] is False
+    (site / "app.js.br.part").write_bytes(b"half a copy")          # as a stop mid-write leaves it
+    assert build.main(argv) == 0 and built == [False]              # up to date: not built again,
+    assert served[-1] is not None                                  # but its copies still to make
+    served[-1]()
+    assert json.loads(stamp.read_text())["compressed"] is True
+    assert sorted(p.name for p in site.iterdir()) == ["app.js", "app.js.br", "app.js.gz", "index.html",
+                                                        "index.html.br", "index.html.gz"]
+    assert build.main(argv) == 0 and built == [False] and served[-1] is None      # nothing left to do
+    assert build.main(["--site", str(site), "--cache", str(cache)]) == 0 and built == [False, True]
+
+
+def test_a_copy_appears_whole(tmp_path, monkeypatch):
+    """A server sending the site while it is compressed sees each copy whole or not at all."""
+    from buildtools import compress
+    (tmp_path / "a.js").write_text("let y = 2;\n" * 500)
+    seen = []
+    real = Path.write_bytes
+
+    def watch(self, data):
+        seen.append((self.name, self.with_suffix("").exists()))        # the copy's own name, before
+        return real(self, data)
+    monkeypatch.setattr(Path, "write_bytes", watch)
+    compress.precompress(tmp_path, tmp_path / "cache", background=True)
+    assert [name for name, _ in seen if name.startswith("a.js")] == ["a.js.gz.part", "a.js.br.part"]
+    assert not any(there for name, there in seen if name.startswith("a.js"))
+    assert brotli_of(tmp_path / "a.js.br") == (tmp_path / "a.js").read_bytes()
+
+
+def brotli_of(path):
+    import brotli
+    return brotli.decompress(path.read_bytes())
+
+
 def test_an_unchanged_file_revalidates_to_a_304_compressed_or_not(small_site):
     """A service worker filling its cache (buildtools.offline) revalidates every file: what the
     browser holds already must cost a 304, not the file again."""
