@@ -6,12 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh --tests
 
-echo "== the core on numpy 2.0.2"
+echo "== the core on numpy 2.0.2, beside the build of the static site"
 .venv-np202/bin/python -c "import numpy; assert numpy.__version__ == '2.0.2', numpy.__version__"
-.venv-np202/bin/python -m pytest tests/core -q -p no:cacheprovider
-
-echo "== building the static site"
-.venv/bin/python build.py
+np202_log=$(mktemp)
+.venv-np202/bin/python -m pytest tests/core -q -p no:cacheprovider > "$np202_log" 2>&1 &
+np202=$!
+.venv/bin/python build.py || { kill "$np202" 2>/dev/null; exit 1; }
+np202_status=0; wait "$np202" || np202_status=$?
+echo "== the core on numpy 2.0.2:"; cat "$np202_log"; rm -f "$np202_log"
+[ "$np202_status" -eq 0 ] || exit "$np202_status"
 
 echo "== every test (current numpy, app, browser)"
 .venv/bin/python -m pytest -q -rs "$@"

@@ -82,8 +82,11 @@ def start_html():
     return markdown_to_html(start_source())
 
 
+@functools.lru_cache(maxsize=32)
 def render_html(chapter_id):
-    """The chapter's prose as HTML (math left for MathJax)."""
+    """The chapter's prose as HTML (math left for MathJax). Kept once made: it is the same text for
+    every reader (a function of the sources and of gleam.examples' defaults), and making it takes
+    ~0.5 s (the examples, Jinja's compile, Markdown) each time a chapter is built under panel serve."""
     return markdown_to_html(render(chapter_id))
 
 

@@ -46,6 +46,16 @@ def _jsonable(value, depth=0):
     return False
 
 
+def _finite_real(x):
+    """A finite int or float (numpy's too), not a bool."""
+    t = type(x)
+    if t is int:                          # the common cases first: the ABC check is slow
+        return True
+    if t is float:
+        return math.isfinite(x)
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
 @dataclass(frozen=True)
 class Example:
     text: str                 # the input, one character per step
@@ -72,9 +82,7 @@ class Example:
             if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
                 raise ValueError(f"{name} must be a dict with str keys, got {value!r:.80}")
         for k, v in self.labels.items():
-            ok = isinstance(v, tuple) and len(v) == len(self.text) and all(
-                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
-                for x in v)
+            ok = isinstance(v, tuple) and len(v) == len(self.text) and all(map(_finite_real, v))
             if not ok:
                 raise ValueError(f"labels[{k!r}] must be a tuple of len(text) = "
                                  f"{len(self.text)} finite ints or floats, got {v!r:.80}")

@@ -164,7 +164,23 @@ def test_through_the_sweep_runner(tmp_path):
 ])
 def test_bad_configs_are_refused_by_name(bad, word):
     with pytest.raises(ValueError, match=word):
-        xb.BracketsRun({**SMALL, **bad})
+        xb.BracketsRun({**SMALL, **bad}).test_sets       # (a too rare depth: when its sets are drawn)
+    with pytest.raises(ValueError, match=word):
+        xb.train_brackets({**SMALL, **bad})
+
+
+def test_the_test_sets_are_drawn_when_first_used_and_before_a_sweep_run_trains(monkeypatch):
+    drawn = []
+    real = xb.balanced_set
+    monkeypatch.setattr(xb, "balanced_set", lambda *a, **k: drawn.append(a) or real(*a, **k))
+    run = xb.BracketsRun(SMALL)
+    assert drawn == []
+    sets = run.test_sets
+    assert len(drawn) == 1 + len(run.config["test_lengths"]) + len(run.config["test_depths"]) > 2
+    assert run.test_sets is sets and run.metrics() and len(drawn) == len(sets)      # drawn once
+    monkeypatch.setattr(xb.BracketsRun, "step", lambda self, n=1: pytest.fail("trained before drawing"))
+    with pytest.raises(ValueError, match="too rare"):
+        xb.train_brackets({**SMALL, "test_depths": [10], "length_lo": 16, "length_hi": 20})
 
 
 def test_the_growth_is_the_jacobian_products_largest_singular_value():

@@ -46,6 +46,7 @@ the end in any pieces, it is train_brackets's.
      "grid": {"cell": ["elman", "gru_torch", "lstm"], "seed": [0, 1, 2, 3, 4]},
      "fixed": {"kind": "dyck1"}}
 """
+import functools
 import itertools
 import math
 
@@ -193,27 +194,19 @@ def _config(config):
 class BracketsRun(SteppedRun):
     """One configuration of train_brackets, trained a few updates at a time (gleam.labs.stepped:
     stepped to the end in any pieces, it is train_brackets's run). The test sets are built once
-    here: `test_sets` maps "iid", "length_<L>" and "depth_<D>" to their Examples. metrics()
+    here: `test_sets` maps "iid", "length_<L>" and "depth_<D>" to their Examples, drawn when first
+    used (the deepest take a second: the page's retrain opens without them; train_brackets draws
+    them before it trains, so that a depth too rare to draw is refused at once). metrics()
     tests the model as it is now; reset() starts the configuration again from its initial weights."""
 
     def __init__(self, config):
         c = _config(config)
-        train_ss, self._weights_ss, self._order_ss, iid_ss, lengths_ss, depths_ss, val_ss = (
+        train_ss, self._weights_ss, self._order_ss, *self._test_ss, val_ss = (
             np.random.SeedSequence(c["seed"]).spawn(7))
         self.vocab = VOCABS[c["kind"]]
-        kind, p, cap, n = c["kind"], c["p_wellformed"], c["max_train_depth"], c["n_test"]
-        train_range, depth_range = (2, c["max_train_length"]), (c["length_lo"], c["length_hi"])
+        kind, p, cap = c["kind"], c["p_wellformed"], c["max_train_depth"]
+        train_range = (2, c["max_train_length"])
         self.train_examples = tasks.brackets(c["n_train"], child_seed(train_ss), kind, train_range, p, cap)
-        self.test_sets = {"iid": balanced_set(n, child_seed(iid_ss), kind, train_range, cap, p)}
-        for L, ss in zip(c["test_lengths"], lengths_ss.spawn(len(c["test_lengths"]))):
-            self.test_sets[f"length_{L}"] = balanced_set(n, child_seed(ss), kind, (max(2, L - 9), L), cap, p)
-        for D, ss in zip(c["test_depths"], depths_ss.spawn(len(c["test_depths"]))):
-            try:
-                self.test_sets[f"depth_{D}"] = balanced_set(n, child_seed(ss), kind, depth_range, D, p,
-                                                            exact_depth=True)
-            except ValueError as e:
-                raise ValueError(f"config['test_depths'] holds {D}, too rare to draw: {e}") from None
-        self._held = {name: tasks.encode(examples, self.vocab) for name, examples in self.test_sets.items()}
         # early stopping's validation set: drawn as the training examples are
         self._val = (tasks.encode(tasks.brackets(c["n_val"], child_seed(val_ss), kind, train_range, p, cap), self.vocab)
                      if c["n_val"] else None)
@@ -222,6 +215,25 @@ class BracketsRun(SteppedRun):
     def new_model(self):
         c = self.config
         return adam_model(c, len(self.vocab), c["n"], 2, self._weights_ss, self._order_ss)
+
+    @functools.cached_property
+    def test_sets(self):
+        c, (iid_ss, lengths_ss, depths_ss) = self.config, self._test_ss
+        kind, p, cap, n = c["kind"], c["p_wellformed"], c["max_train_depth"], c["n_test"]
+        train_range, depth_range = (2, c["max_train_length"]), (c["length_lo"], c["length_hi"])
+        sets = {"iid": balanced_set(n, child_seed(iid_ss), kind, train_range, cap, p)}
+        for L, ss in zip(c["test_lengths"], lengths_ss.spawn(len(c["test_lengths"]))):
+            sets[f"length_{L}"] = balanced_set(n, child_seed(ss), kind, (max(2, L - 9), L), cap, p)
+        for D, ss in zip(c["test_depths"], depths_ss.spawn(len(c["test_depths"]))):
+            try:
+                sets[f"depth_{D}"] = balanced_set(n, child_seed(ss), kind, depth_range, D, p, exact_depth=True)
+            except ValueError as e:
+                raise ValueError(f"config['test_depths'] holds {D}, too rare to draw: {e}") from None
+        return sets
+
+    @functools.cached_property
+    def _held(self):
+        return {name: tasks.encode(examples, self.vocab) for name, examples in self.test_sets.items()}
 
     def accuracy(self, name):
         """The fraction of test set `name` (a key of test_sets) the model as it is now answers right."""
@@ -288,4 +300,6 @@ def normalized(config):
 
 def train_brackets(config):
     """Train on bracket strings of bounded length and depth, test longer and deeper -> metrics."""
-    return BracketsRun(config).run()
+    run = BracketsRun(config)
+    run.test_sets                       # drawn first: a refusal comes before any training
+    return run.run()
