@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh --tests
+echo "== set up after ${SECONDS} s"
 
 echo "== the core on numpy 2.0.2, beside the build of the static site"
 .venv-np202/bin/python -c "import numpy; assert numpy.__version__ == '2.0.2', numpy.__version__"
@@ -13,8 +14,11 @@ np202_log=$(mktemp)
 np202=$!
 .venv/bin/python build.py || { kill "$np202" 2>/dev/null; exit 1; }
 np202_status=0; wait "$np202" || np202_status=$?
-echo "== the core on numpy 2.0.2:"; cat "$np202_log"; rm -f "$np202_log"
+echo "== the core on numpy 2.0.2 (built and tested after ${SECONDS} s):"; cat "$np202_log"; rm -f "$np202_log"
 [ "$np202_status" -eq 0 ] || exit "$np202_status"
 
-echo "== every test (current numpy, app, browser)"
-.venv/bin/python -m pytest -q -rs "$@"
+echo "== every test (current numpy, app, browser), in two workers"
+# A worker takes the browser tests of one mode, the rest are shared out around them (tests/suite.py).
+status=0; .venv/bin/python -m pytest -q -rs -n 2 --dist loadscope "$@" || status=$?
+echo "== done after ${SECONDS} s"
+exit "$status"

@@ -48,3 +48,53 @@ def test_gleam_lab_serve_runs_panel_on_the_app_folder():
     r = subprocess.run([sys.executable, "-m", "gleam_lab.cli", "serve", "--port", "x"], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 2 and "invalid int value" in r.stderr
+
+
+def test_the_suite_runs_in_two_workers_each_browser_test_with_the_others_of_its_mode():
+    """test.sh runs pytest in two workers (pytest-xdist, a test dependency) with tests/conftest.py's
+    scheduler: one unit of work per mode of the browser tests (tests/suite.py), every other test
+    a unit of its own; a browser test whose id does not say the mode its fixtures use is refused."""
+    import types
+
+    import pytest
+
+    from tests import suite
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))       # (as pytest puts it, for `helpers`)
+    try:
+        from tests.browser import conftest
+    finally:
+        sys.path.remove(str(ROOT / "tests" / "browser"))
+
+    script = (ROOT / "test.sh").read_text(encoding="utf-8")
+    assert "pytest -q -rs -n 2 --dist loadscope" in script
+    assert any(d.startswith("pytest-xdist") for d in CONFIG["project"]["optional-dependencies"]["test"])
+    ids = {"tests/browser/test_a11y.py::test_phone[static]": "browser-static",
+           "tests/browser/test_a11y.py::test_phone[serve]": "browser-serve",
+           "tests/browser/test_chapters.py::test_chapter_loads[static-memory]": "browser-static",
+           "tests/browser/test_shared_links.py::test_a_shared_url_reopens_every_changed_control[serve-static]":
+               "browser-serve",
+           "tests/browser/test_loading.py::test_the_article_fits_a_phone_and_follows_a_dark_system[7]": "browser-static",
+           "tests/browser/test_sessions.py::test_two_sessions_train_independently": "browser-serve",
+           "tests/core/test_cells.py::test_step[static]": "tests/core/test_cells.py::test_step[static]"}
+    assert {i: suite.scope(i) for i in ids} == ids
+
+    from tests.conftest import _BrowserLast
+    queue = _BrowserLast([("browser-static", {}), ("browser-serve", {}), ("tests/a.py::t", {}), ("tests/b.py::t", {})])
+    assert [queue.popitem(last=False)[0] for _ in range(4)] == [
+        "tests/a.py::t", "tests/b.py::t", "browser-static", "browser-serve"]
+
+    def item(nodeid, params=None, fixtures=()):
+        it = types.SimpleNamespace(nodeid=nodeid, path=ROOT / nodeid.split("::")[0], fixturenames=list(fixtures))
+        if params is not None:
+            it.callspec = types.SimpleNamespace(params=params)
+        return it
+    good = [item("tests/browser/test_a11y.py::test_phone[static]", {"site": "static"}),
+            item("tests/browser/test_loading.py::test_a_widget_embed_never_shows_the_article",
+                 fixtures=["pages", "static_site", "static_server"]),
+            item("tests/browser/test_sessions.py::test_two_sessions_train_independently", fixtures=["panel_server"]),
+            item("tests/core/test_cells.py::test_step[static]", {"cell": "static"})]
+    for it in good:
+        conftest.pytest_runtest_setup(it)
+    bad = item("tests/browser/test_theme.py::test_new", fixtures=["pages", "static_server"])
+    with pytest.raises(pytest.fail.Exception, match="test_theme.py::test_new uses static, but its id says serve"):
+        conftest.pytest_runtest_setup(bad)

@@ -8,7 +8,7 @@ import param
 import pytest
 from bokeh.document import Document
 
-from gleam_lab.app.chapters import chapter_ids, make_viewer
+from gleam_lab.app.chapters import chapter_ids, make_viewer, viewer_class
 from gleam_lab.app.widgets import url_state
 
 
@@ -28,7 +28,7 @@ def _bad_values(p):
 
 
 CASES = [(cid, name, bad) for cid in chapter_ids()
-         for name, p in url_state.controls(type(make_viewer(cid))).items() for bad in _bad_values(p)]
+         for name, p in url_state.controls(viewer_class(cid)).items() for bad in _bad_values(p)]
 
 
 def _client(viewer, name):

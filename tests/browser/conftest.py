@@ -17,6 +17,7 @@ so that two checkouts or two engineers can run the browser tests side by side.
 One page per mode serves the whole session (`shared_lab`): the static site boots Python once and
 the tests move between chapters in place (`Lab.show`), as a learner does.
 """
+import fcntl
 import os
 import re
 import signal
@@ -31,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from helpers import BOOT_TIMEOUT, Guard, Lab, wait_until
+from tests.suite import browser_mode, fixture_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("GLEAM_SITE_DIR") or ROOT / "site").resolve()
@@ -45,6 +47,16 @@ SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|\" [45]\d\d ")
 BUILD_TIMEOUT = 1800.0
 # What the site is built from: a newer file here than everything in site/ means a rebuild.
 SITE_SOURCES = ("build.py", "buildtools", "pyproject.toml", "app", "content", "gleam", "gleam_lab")
+
+
+# ---------------------------------------------------------------- two workers (tests/suite.py)
+
+def pytest_runtest_setup(item):
+    """A browser test's mode, as the two-process scheduler reads it from the test's id, must be the
+    mode its fixtures use (tests/suite.py): else a worker would start a server it does not need."""
+    if "browser" in item.path.parts and fixture_mode(item) != browser_mode(item.nodeid):
+        pytest.fail(f"{item.nodeid} uses {fixture_mode(item)}, but its id says {browser_mode(item.nodeid)} "
+                    "(tests/suite.py reads a browser test's mode from its id)", pytrace=False)
 
 
 # ---------------------------------------------------------------- processes
@@ -153,6 +165,19 @@ def static_server(tmp_path_factory):
     logs = tmp_path_factory.mktemp("logs")
     if not (ROOT / "build.py").is_file():
         pytest.fail(f"{ROOT / 'build.py'} is missing: the static site cannot be built")
+    BUILD_CACHE.mkdir(parents=True, exist_ok=True)
+    with open(BUILD_CACHE / "site-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)     # one build at a time (another worker, another checkout)
+        _build_if_stale(logs)
+    port = free_port()
+    cmd = [sys.executable, "build.py", "--serve", "--no-build", "--site", str(SITE), "--port", str(port)]
+    server = Server("build.py --serve", cmd, port, f"/{STATIC_PAGE}", logs / "static.log")
+    server.wait()
+    yield server
+    server.stop()
+
+
+def _build_if_stale(logs):
     if site_is_stale() and not os.environ.get("GLEAM_SITE_AS_IS"):
         log = logs / "build.log"
         with open(log, "w") as out:
@@ -165,12 +190,6 @@ def static_server(tmp_path_factory):
                 pytest.fail(f"python build.py took more than {BUILD_TIMEOUT:.0f} s\n{_tail(log)}")
         if rc != 0 or not (SITE / STATIC_PAGE).is_file():
             pytest.fail(f"python build.py failed (exit {rc}) or wrote no site/{STATIC_PAGE}\n{_tail(log)}")
-    port = free_port()
-    cmd = [sys.executable, "build.py", "--serve", "--no-build", "--site", str(SITE), "--port", str(port)]
-    server = Server("build.py --serve", cmd, port, f"/{STATIC_PAGE}", logs / "static.log")
-    server.wait()
-    yield server
-    server.stop()
 
 
 @dataclass(frozen=True)

@@ -188,8 +188,9 @@ def test_what_the_worker_says_before_the_page_takes_it_reaches_the_page(pages, s
 
 # ---------------------------------------------------------------- second visits
 @pytest.fixture
-def copied_site(tmp_path):
-    """A copy of the built site served on its own port: a test may stop it or rebuild it."""
+def copied_site(tmp_path, static_server):
+    """A copy of the built site (built first if stale, by static_server) served on its own port: a
+    test may stop it or rebuild it."""
     root = tmp_path / "site"
     shutil.copytree(SITE, root)
     port = free_port()

@@ -8,6 +8,7 @@ and Copy link.
 Which chapters, controls and values: app.chapters' registry and each control's declaration
 (tests/url_examples.py), computed in Python the same way the app tests do.
 """
+import functools
 from urllib.parse import urlsplit
 
 import pytest
@@ -41,11 +42,12 @@ def page_model_state(lab, expected):
     return {cls: (attr, lab.model_value(cls, attr)) for cls, (attr, _) in expected.items()}
 
 
+@functools.lru_cache(maxsize=None)
 def sliders(cid):
     """(parameter name, URL name) of the chapter's controls that are sliders."""
     viewer = chapters.make_viewer(cid)
-    return [(n, k) for n, k in viewer.url_controls().items()
-            if widget_of(viewer, n) is not None and "value_throttled" in widget_of(viewer, n).param]
+    return tuple((n, k) for n, k in viewer.url_controls().items()
+                 if widget_of(viewer, n) is not None and "value_throttled" in widget_of(viewer, n).param)
 
 
 WITH_SLIDERS = [cid for cid in WITH_CONTROLS if sliders(cid)]
