@@ -1,6 +1,8 @@
 """The suite's scheduler in two processes (tests/suite.py)."""
 from collections import OrderedDict
 
+import pytest
+
 from tests.suite import scope
 
 
@@ -18,6 +20,7 @@ class _BrowserLast(OrderedDict):
         return super().popitem(last)
 
 
+@pytest.hookimpl(optionalhook=True)       # (a hook of pytest-xdist: none without it)
 def pytest_xdist_make_scheduler(config, log):
     """With `--dist loadscope`: xdist's scopes, made of each mode's browser tests and of every
     other test on its own (tests/suite.py), the browser tests' last."""
