@@ -44,6 +44,12 @@ CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-b
 MODES = ("serve", "static")
 SERVER_START_TIMEOUT = 90.0
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|\" [45]\d\d ")
+# Tornado's log of a message written to a page's websocket just as the page left (a reload, a
+# full load of another URL): the browser's doing, not the server's; any other traceback counts.
+CLOSED_SOCKET = re.compile(
+    r"Traceback \(most recent call last\):\n(?:  .*\n)+tornado\.iostream\.StreamClosedError: Stream is closed\n"
+    r"\nDuring handling of the above exception, another exception occurred:\n\n"
+    r"Traceback \(most recent call last\):\n(?:  .*\n)+tornado\.websocket\.WebSocketClosedError\n")
 BUILD_TIMEOUT = 1800.0
 # What the site is built from: a newer file here than everything in site/ means a rebuild.
 SITE_SOURCES = ("build.py", "buildtools", "pyproject.toml", "app", "content", "gleam", "gleam_lab")
@@ -225,6 +231,7 @@ class Site:
         with open(self.log, "rb") as f:
             f.seek(since)
             text = f.read().decode("utf-8", "replace")
+        text = CLOSED_SOCKET.sub("", text)
         m = SERVER_ERROR.search(text)
         if not m:
             return []
