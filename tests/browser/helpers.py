@@ -420,6 +420,14 @@ class Lab:
         n = self.page.evaluate(_SET_MODEL_JS, [cls, attr, value])
         assert n == 1, f"{n} Bokeh models with css class {cls!r}"
 
+    def train_again(self, cls):
+        """Press a Train toggle once Pause has turned it off in the page (as a learner sees it), and
+        see it on."""
+        wait_until(lambda: self.model_value(cls, "active") is False, page=self.page,
+                   message="for Pause to turn Train off")
+        self.click(cls)
+        wait_until(lambda: self.model_value(cls, "active") is True, page=self.page, message="for Train to turn on")
+
     def click(self, cls, text=None):
         """Click the button inside the widget of class `cls` (optionally the one showing `text`)."""
         loc = self.page.locator(f".{cls} button")

@@ -22,13 +22,6 @@ def choose(lab, cls, label):
     lab.page.locator(f".{cls} select").select_option(label=label)
 
 
-def train_again(lab, css):
-    """Press Train once Pause has turned it off in the page (as a learner sees it), and see it on."""
-    wait_until(lambda: lab.model_value(css, "active") is False, page=lab.page, message="for Pause to turn Train off")
-    lab.click(css)
-    wait_until(lambda: lab.model_value(css, "active") is True, page=lab.page, message="for Train to turn on")
-
-
 def test_the_tables_show_the_records(shared_lab):
     lab = shared_lab
     open_lab(lab)
@@ -54,7 +47,7 @@ def test_a_retrain_pauses_goes_on_and_finishes(shared_lab, site):
     lab.wait_text("extrapolation.retrain.status", lambda s: s == "paused", what="paused")
     kept = lab.number("extrapolation.retrain.updates")
     lab.wait_text("extrapolation.retrain.mine.iid_accuracy", lambda t: t != "—", what="the paused model measured")
-    train_again(lab, "gl-chextrapolation-rt-train")
+    lab.train_again("gl-chextrapolation-rt-train")
     lab.wait_text("extrapolation.retrain.status", lambda s: s == "finished", timeout=180, what="finished")
     shown = lab.shown_values()
     assert int(shown["extrapolation.retrain.updates"]) > kept

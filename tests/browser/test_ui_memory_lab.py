@@ -56,14 +56,6 @@ def preset(lab, cls, name):
                page=lab.page, message=f"for {cls} to set the sliders")
 
 
-
-def train_again(lab, css):
-    """Press Train once Pause has turned it off in the page (as a learner sees it), and see it on."""
-    wait_until(lambda: lab.model_value(css, "active") is False, page=lab.page, message="for Pause to turn Train off")
-    lab.click(css)
-    wait_until(lambda: lab.model_value(css, "active") is True, page=lab.page, message="for Train to turn on")
-
-
 def test_the_presets_show_the_reference_table_and_their_verdicts(shared_lab):
     lab = shared_lab
     open_memory(lab)
@@ -172,7 +164,7 @@ def test_pause_keeps_the_model_and_train_goes_on_from_it(shared_lab):
     lab.wait_text("memory.retrain.mine.test_accuracy", lambda t: t != "—", what="the test of the paused model")
     assert 0 < kept < lab.number("memory.retrain.total")
     assert lab.number("memory.retrain.updates") == kept            # stopped: nothing trains
-    train_again(lab, "gl-chmemory-rt-train")
+    lab.train_again("gl-chmemory-rt-train")
     lab.wait_number("memory.retrain.updates", lambda n: n > kept, timeout=60, what=f"> {kept}: on from the kept model")
     lab.click("gl-chmemory-rt-pause")
     lab.wait_text("memory.retrain.status", lambda s: s == "paused", what="paused")
