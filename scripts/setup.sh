@@ -38,7 +38,8 @@ if [ "${1:-}" = "--tests" ]; then
   fi
   echo "== installing the core on numpy 2.0.2 into .venv-np202"
   .venv-np202/bin/python -m pip install -q --upgrade pip
-  .venv-np202/bin/python -m pip install -q "numpy==2.0.2" "pytest>=8" "hypothesis>=6.100" "torch==2.13.0"
+  .venv-np202/bin/python -m pip install -q "numpy==2.0.2" "pytest>=8" "hypothesis>=6.100" "torch==2.13.0" \
+    "safetensors>=0.4"
   .venv-np202/bin/python -m pip install -q --no-deps -e .
 
   echo "== downloading the lab's dependencies as wheels (tests/test_packaging.py installs the lab offline)"
