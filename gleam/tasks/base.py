@@ -56,6 +56,17 @@ def _finite_real(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
 
 
+def _finite_reals(values):
+    """Every entry a finite int or float (numpy's too), not a bool: the types looked at once, in
+    C (a label tuple is as long as its text, and the generators make tens of thousands)."""
+    kinds = set(map(type, values))
+    if kinds <= {int}:
+        return True
+    if kinds <= {float}:
+        return all(map(math.isfinite, values))
+    return all(map(_finite_real, values))
+
+
 @dataclass(frozen=True)
 class Example:
     text: str                 # the input, one character per step
@@ -82,7 +93,7 @@ class Example:
             if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
                 raise ValueError(f"{name} must be a dict with str keys, got {value!r:.80}")
         for k, v in self.labels.items():
-            ok = isinstance(v, tuple) and len(v) == len(self.text) and all(map(_finite_real, v))
+            ok = isinstance(v, tuple) and len(v) == len(self.text) and _finite_reals(v)
             if not ok:
                 raise ValueError(f"labels[{k!r}] must be a tuple of len(text) = "
                                  f"{len(self.text)} finite ints or floats, got {v!r:.80}")

@@ -87,6 +87,7 @@ Every test set is made in __init__. The probe's words need no seed: aᵏbᵏ(c�
     {"run": "gleam.labs.extrapolation.counting:train_counting",
      "grid": {"kind": ["anbn", "anbncn"], "seed": [0, 1, 2, 3, 4]}}
 """
+import functools
 import math
 
 import numpy as np
@@ -298,40 +299,69 @@ def counter_metrics(model, kind, max_train_n, max_test_n, l2=1e-3, cell_state=Fa
 
 class CountingRun(SteppedRun):
     """One configuration of train_counting, trained a few updates at a time (gleam.labs.stepped:
-    stepped to the end in any pieces, it is train_counting's run). The test sets are made once:
-    iid_examples, and for k in tested_ns: accept mode, per_n_examples[k] (the task's, block k exactly)
-    and hard_examples[k] (automata.hard_counting); predict mode, per_n_examples[k] the word.
-    val_examples: the validation set (empty when n_val is 0). automata_metrics: the automata's
-    scores on these sets (accept mode; {} in predict mode)."""
+    stepped to the end in any pieces, it is train_counting's run). The test sets are drawn once,
+    when first asked for (the in-page retrain opens without them; train_counting draws them before
+    it trains): iid_examples, and for k in tested_ns: accept mode, per_n_examples[k] (the task's,
+    block k exactly) and hard_examples[k] (automata.hard_counting); predict mode, per_n_examples[k]
+    the word. val_examples: the validation set (empty when n_val is 0). automata_metrics: the
+    automata's scores on these sets (accept mode; {} in predict mode)."""
 
     def __init__(self, config):
         c = _config(config)
         data_ss, test_ss, self._weights_ss, self._order_ss, val_ss, hard_ss = \
             np.random.SeedSequence(c["seed"]).spawn(6)
-        kind, mode, train = c["kind"], c["mode"], (1, c["max_train_n"])
+        kind, mode = c["kind"], c["mode"]
         self.vocab, self._mode = (LETTERS[kind] if mode == "accept" else NEXT), mode
         self.tested_ns = tested_ns(c["max_train_n"], c["max_test_n"], c["test_stride"])
-
-        def draw(count, ss, block=train):
-            return tasks.counting(count, child_seed(ss), kind, mode, block=block)
-
-        self.train_examples = draw(c["n_train"], data_ss)
-        self.val_examples = draw(c["n_val"], val_ss) if c["n_val"] else []
-        iid_ss, *block_ss = test_ss.spawn(1 + c["max_test_n"])
-        self.iid_examples = draw(c["n_test"], iid_ss)
-        self.hard_examples, self.automata_metrics = {}, {}
-        if mode == "accept":
-            hard_block_ss = hard_ss.spawn(c["max_test_n"])
-            self.per_n_examples = {k: draw(c["n_test"], block_ss[k - 1], k) for k in self.tested_ns}
-            self.hard_examples = {k: automata.hard_counting(c["n_test"], child_seed(hard_block_ss[k - 1]), kind, k)
-                                  for k in self.tested_ns}
-            self.automata_metrics = self._automata_metrics(c)
-        else:
-            self.per_n_examples = {k: tasks.counting(1, 0, kind, mode, block=k) for k in self.tested_ns}
-        self._iid, self._val = self._encode(self.iid_examples), self._encode(self.val_examples or None)
-        self._per_n = {k: self._encode(e) for k, e in self.per_n_examples.items()}
-        self._hard = {k: self._encode(e) for k, e in self.hard_examples.items()}
+        self.train_examples = self._draw(c, c["n_train"], data_ss)
+        self.val_examples = self._draw(c, c["n_val"], val_ss) if c["n_val"] else []
+        # each test set's seed is spawned now, as when they were drawn here: the same sets, later
+        self._iid_ss, *self._block_ss = test_ss.spawn(1 + c["max_test_n"])
+        self._hard_block_ss = hard_ss.spawn(c["max_test_n"]) if mode == "accept" else None
+        self._val = self._encode(self.val_examples or None)
         super().__init__(c, self._encode(self.train_examples), c["epochs"], c["batch_size"])
+
+    @staticmethod
+    def _draw(c, count, ss, block=None):
+        """count examples of c's task from seed sequence ss, of block k (default: the training
+        range 1 … max_train_n)."""
+        block = (1, c["max_train_n"]) if block is None else block
+        return tasks.counting(count, child_seed(ss), c["kind"], c["mode"], block=block)
+
+    @functools.cached_property
+    def iid_examples(self):
+        return self._draw(self.config, self.config["n_test"], self._iid_ss)
+
+    @functools.cached_property
+    def per_n_examples(self):
+        c = self.config
+        if self._mode == "accept":
+            return {k: self._draw(c, c["n_test"], self._block_ss[k - 1], k) for k in self.tested_ns}
+        return {k: tasks.counting(1, 0, c["kind"], self._mode, block=k) for k in self.tested_ns}
+
+    @functools.cached_property
+    def hard_examples(self):
+        c = self.config
+        if self._mode != "accept":
+            return {}
+        return {k: automata.hard_counting(c["n_test"], child_seed(self._hard_block_ss[k - 1]), c["kind"], k)
+                for k in self.tested_ns}
+
+    @functools.cached_property
+    def automata_metrics(self):
+        return self._automata_metrics(self.config) if self._mode == "accept" else {}
+
+    @functools.cached_property
+    def _iid(self):
+        return self._encode(self.iid_examples)
+
+    @functools.cached_property
+    def _per_n(self):
+        return {k: self._encode(e) for k, e in self.per_n_examples.items()}
+
+    @functools.cached_property
+    def _hard(self):
+        return {k: self._encode(e) for k, e in self.hard_examples.items()}
 
     def _encode(self, examples):
         if examples is None:
@@ -454,4 +484,6 @@ def normalized(config):
 def train_counting(config):
     """Train on aⁿbⁿ (or aⁿbⁿcⁿ), accept/reject or next-character prediction, test per n and
     probe the counter -> metrics (module docstring)."""
-    return CountingRun(config).run()
+    run = CountingRun(config)
+    run.automata_metrics, run._per_n, run._hard, run._iid   # drawn first: a refusal before any training
+    return run.run()
