@@ -31,9 +31,10 @@ CASES = [(cid, name, bad) for cid in chapter_ids()
          for name, p in url_state.controls(viewer_class(cid)).items() for bad in _bad_values(p)]
 
 
-def _client(viewer, name):
-    """The Bokeh model of a control's widget in a fresh document (what a page changes)."""
-    root = viewer.__panel__().get_root(Document())
+def _client(viewer, name, root=None):
+    """The Bokeh model of a control's widget in a document (a fresh one unless `root` is given):
+    what a page changes."""
+    root = root if root is not None else viewer.__panel__().get_root(Document())
     widget = viewer._widgets[name]
     return widget, widget._models[root.ref["id"]][0]
 
@@ -42,13 +43,11 @@ def test_there_are_bounded_controls_in_most_chapters():
     assert len({cid for cid, _, _ in CASES}) >= 6 and len(CASES) >= 30
 
 
-@pytest.mark.parametrize("cid, name, bad", CASES, ids=[f"ch{c}-{n}-{b!r}" for c, n, b in CASES])
-def test_a_refused_value_is_named_beside_its_control_and_the_control_shows_the_value_in_force(cid, name, bad):
-    viewer = make_viewer(cid)
-    widget, model = _client(viewer, name)
+def _refused(viewer, root, name, bad):
+    """One bad value sent to one control of a chapter's page: refused beside it, the value in
+    force shown again, and the message gone once a good value is taken."""
+    widget, model = _client(viewer, name, root)
     before = getattr(viewer, name)
-    if name not in viewer._widgets:
-        pytest.fail(f"chapter {cid}: {name} has no widget")
     attr = "active" if "active" in model.properties() else "value"   # a button group sends an index
     shown = getattr(model, attr)
     if attr == "active":
@@ -77,6 +76,26 @@ def test_a_refused_value_is_named_beside_its_control_and_the_control_shows_the_v
     if other is not None:
         widget.value = other
         assert viewer.refused_message(name) == "" and not pane.visible
+
+
+@pytest.mark.parametrize("cid", sorted({c for c, _, _ in CASES}, key=chapter_ids().index))
+def test_a_refused_value_is_named_beside_its_control_and_the_control_shows_the_value_in_force(cid):
+    """Every bad value of every bounded control of the chapter, one after another on one page (a
+    refusal changes nothing, so each case starts from the page the last one left)."""
+    viewer = make_viewer(cid)
+    root = viewer.__panel__().get_root(Document())
+    failures = []
+    for c, name, bad in CASES:
+        if c != cid:
+            continue
+        if name not in viewer._widgets:
+            failures.append(f"{name}: no widget")
+            continue
+        try:
+            _refused(viewer, root, name, bad)
+        except AssertionError as e:
+            failures.append(f"{name} = {bad!r}: {e}")
+    assert not failures, f"chapter {cid}:\n" + "\n".join(failures)
 
 
 def test_the_message_is_text_not_html():
