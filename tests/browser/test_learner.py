@@ -80,7 +80,8 @@ def test_the_embed_snippet_sizes_its_frame_to_its_content(pages, site):
 def test_the_index_offers_where_the_learner_stopped_and_forgets_it_on_request(pages, site):
     """A learner moves chapter 3's slider and the self-test's first answer, then comes back to the
     site's address (a new load): the index offers both places, most recent first; following one
-    opens it in place as it was left; Forget my progress empties it, and a reload offers nothing."""
+    opens it in place as it was left; Forget my progress empties it, and the page stores nothing
+    more (a reload would offer nothing)."""
     lab = pages.new(site)                       # (a fresh context: nothing stored)
     lab.open("3")
     lab.slider_keys("gl-ch3-rho", "ArrowRight")
@@ -106,6 +107,6 @@ def test_the_index_offers_where_the_learner_stopped_and_forgets_it_on_request(pa
     wait_until(lambda: box.is_visible(), page=lab.page, message="for the places offered again")
     lab.click("gl-resume-forget")
     wait_until(lambda: not box.is_visible(), page=lab.page, message="for the box to go")
-    lab.open("0")
+    # what a reload would read: nothing, and still nothing after the page's next save (a second)
     lab.page.wait_for_timeout(1500)
     assert not box.is_visible() and lab.page.evaluate("() => localStorage.getItem('rnn-lab-progress')") is None
