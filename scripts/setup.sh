@@ -11,6 +11,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
+# .venv-np202 (--tests) is made beside .venv, in the background: each installs torch, and the two
+# downloads and unpackings overlap
+if [ "${1:-}" = "--tests" ]; then
+  np202_log=$(mktemp)
+  (
+    set -e
+    if [ ! -x .venv-np202/bin/python ]; then
+      echo "== creating .venv-np202"
+      "$PY" -m venv .venv-np202
+    fi
+    echo "== installing the core on numpy 2.0.2 into .venv-np202"
+    .venv-np202/bin/python -m pip install -q --upgrade pip
+    .venv-np202/bin/python -m pip install -q "numpy==2.0.2" "pytest>=8" "hypothesis>=6.100" "torch==2.13.0" \
+      "safetensors>=0.4"
+  ) > "$np202_log" 2>&1 &
+  np202=$!
+  trap 'kill "$np202" 2>/dev/null || true' EXIT
+fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   "$PY" -m venv .venv
@@ -32,14 +51,11 @@ if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
 fi
 
 if [ "${1:-}" = "--tests" ]; then
-  if [ ! -x .venv-np202/bin/python ]; then
-    echo "== creating .venv-np202"
-    "$PY" -m venv .venv-np202
-  fi
-  echo "== installing the core on numpy 2.0.2 into .venv-np202"
-  .venv-np202/bin/python -m pip install -q --upgrade pip
-  .venv-np202/bin/python -m pip install -q "numpy==2.0.2" "pytest>=8" "hypothesis>=6.100" "torch==2.13.0" \
-    "safetensors>=0.4"
+  echo "== waiting for .venv-np202 (made beside .venv)"
+  np202_status=0; wait "$np202" || np202_status=$?
+  cat "$np202_log"; rm -f "$np202_log"
+  [ "$np202_status" -eq 0 ] || { echo "setting up .venv-np202 failed" >&2; exit "$np202_status"; }
+  # (the project itself once .venv's is in: two editable installs at once share its egg-info)
   .venv-np202/bin/python -m pip install -q --no-deps -e .
 
   echo "== downloading the lab's dependencies as wheels (tests/test_packaging.py installs the lab offline)"

@@ -66,7 +66,10 @@ def test_the_suite_runs_in_two_workers_each_browser_test_with_the_others_of_its_
         sys.path.remove(str(ROOT / "tests" / "browser"))
 
     script = (ROOT / "test.sh").read_text(encoding="utf-8")
-    assert "pytest -q -rs -n 2 --dist loadscope" in script
+    assert 'pytest -q -rs -n 2 --dist loadscope -m "not core_once"' in script
+    # the core's files run again on the current numpy are there to run
+    from tests.core.conftest import ON_EVERY_NUMPY
+    assert ON_EVERY_NUMPY <= {p.name for p in (ROOT / "tests" / "core").glob("test_*.py")}
     assert any(d.startswith("pytest-xdist") for d in CONFIG["project"]["optional-dependencies"]["test"])
     ids = {"tests/browser/test_a11y.py::test_phone[static]": "browser-static",
            "tests/browser/test_a11y.py::test_phone[serve]": "browser-serve",
