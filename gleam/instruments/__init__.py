@@ -6,4 +6,5 @@
     interventions        clamp, patch, swap and combine edits of the state, measured by their effect
     input_interventions  erase or shuffle an input (the shortcut controls)
     stability            the recurrence's Jacobians along a sequence, and perturbations
+    inspect              one model and one input taken apart (the model inspector's numbers)
 """

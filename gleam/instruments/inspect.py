@@ -1,0 +1,117 @@
+"""One model, one input, taken apart: what the inspector page shows, as numbers.
+
+    look(model, ids, reference=None) -> Look
+        the prediction and its probabilities, the state after each character (h, and an LSTM's
+        c), the states' path on the first two principal components of `reference` (the states of
+        a test set: (N, n) rows; None: of this input's own states), and the largest singular
+        value of ∂h_{t+1}/∂h_t along the input (gleam.instruments.stability)
+    edit(model, ids, intervention, reference=None) -> (Look before, Look after)
+        the same input with an intervention (gleam.instruments.interventions' dicts, or an input
+        replaced by gleam.instruments.input_interventions.zero_input) and without it
+    in_words(before, after, classes, probe=None) -> a sentence: "The answer moved from 7 to 9;
+        the probe's reading moved by +2.0." (or "stayed at 7")
+
+ids: one sequence of token ids, (T,) or (T, 1); for features, (T, d) or (T, 1, d).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from gleam import checks
+from gleam.instruments.states import pca
+from gleam.instruments.stability import singular_values, state_jacobians
+from gleam.seqmodel import SeqModel
+
+__all__ = ["Look", "look", "edit", "in_words", "as_batch"]
+
+
+@dataclass
+class Look:
+    """What the inspector shows of one input."""
+    prediction: int            # the class read out of the last state
+    probabilities: np.ndarray  # (n_out,) softmax of the read-out
+    states: np.ndarray         # (T, n) h after each character
+    cells: np.ndarray          # (T, n) an LSTM's c after each character, else None
+    path: np.ndarray           # (T, 2) the states on the reference's first two principal components
+    explained: np.ndarray      # (2,) the share of the reference's variance each component holds
+    sensitivity: np.ndarray    # (T − 1,) largest singular value of ∂h_{t+1}/∂h_t (LSTM: of (h, c))
+
+
+def as_batch(model, ids):
+    """A single sequence as SeqModel's batch of one: (T, 1) ids or (T, 1, d) features."""
+    if not isinstance(model, SeqModel):
+        raise ValueError(f"model must be a gleam SeqModel, got {type(model).__name__}")
+    X = np.asarray(ids)
+    if X.dtype.kind in "iu":
+        if X.ndim == 1:
+            X = X[:, None]
+        if X.ndim != 2 or X.shape[1] != 1:
+            raise ValueError(f"ids must be one sequence of token ids, (T,) or (T, 1), got shape {X.shape}")
+    elif X.dtype.kind == "f":
+        if X.ndim == 2:
+            X = X[:, None, :]
+        if X.ndim != 3 or X.shape[1] != 1:
+            raise ValueError(f"ids must be one sequence of features, (T, d) or (T, 1, d), got shape {X.shape}")
+    else:
+        raise ValueError(f"ids must hold token ids or features, got dtype {X.dtype}")
+    if len(X) == 0:
+        raise ValueError("ids must hold at least one step")
+    if model.config.head != "classify" or model.config.many_to_many:
+        raise ValueError("model must read one class out of its last state (a many-to-one classify head)")
+    return X
+
+
+def _look(model, X, intervene, reference):
+    logits, hs, caches = model.forward(X, intervene=intervene)
+    z = logits[0] - logits[0].max()
+    p = np.exp(z) / np.exp(z).sum()
+    states = hs[:, 0]
+    cells = None if caches["c"] is None else caches["c"][:, 0]
+    rows = states if reference is None else checks.array("reference", reference, ndim=2)
+    if rows.shape[1] != states.shape[1]:
+        raise ValueError(f"reference has {rows.shape[1]} columns, the model's state {states.shape[1]}")
+    k = min(2, *rows.shape)
+    fit = pca(rows, k)
+    path, explained = np.zeros((len(states), 2)), np.zeros(2)
+    path[:, :k], explained[:k] = fit.transform(states), fit.explained_variance_ratio
+    if len(X) > 1 and not intervene:
+        sensitivity = np.array([singular_values(J)[0] for J in state_jacobians(model, X)])
+    else:       # (under an intervention the state is not the recurrence's: no Jacobian of it)
+        sensitivity = np.full(len(X) - 1, np.nan) if intervene else np.zeros(0)
+    return Look(int(np.argmax(p)), p, states, cells, path, explained, sensitivity)
+
+
+def look(model, ids, reference=None):
+    """The Look of `ids` (module docstring)."""
+    return _look(model, as_batch(model, ids), None, reference)
+
+
+def edit(model, ids, intervention, reference=None):
+    """(Look without, Look with) an intervention: a state intervention's {step: fn} dict, or
+    new inputs (ids or features, as `ids`: e.g. zero_input's erasure)."""
+    X = as_batch(model, ids)
+    before = _look(model, X, None, reference)
+    if isinstance(intervention, dict):
+        if not intervention:
+            raise ValueError("intervention is empty: it changes nothing")
+        after = _look(model, X, intervention, reference)
+    else:
+        X2 = as_batch(model, intervention)
+        if len(X2) != len(X):
+            raise ValueError(f"intervention: the new input has {len(X2)} steps, the input {len(X)}")
+        after = _look(model, X2, None, reference)
+    return before, after
+
+
+def in_words(before, after, classes, probe=None):
+    """A sentence on what changed: the answer, and the probe's reading at the last character
+    (probe: a fitted gleam.instruments.probes.Probe of the states, regress or classify)."""
+    classes = list(classes)
+    if not all(0 <= look.prediction < len(classes) for look in (before, after)):
+        raise ValueError(f"classes has {len(classes)} names, fewer than the predictions need")
+    a, b = classes[before.prediction], classes[after.prediction]
+    text = f"The answer stayed at {a}" if a == b else f"The answer moved from {a} to {b}"
+    if probe is not None:
+        r0, r1 = (float(np.ravel(probe.predict(look.states[-1:]))[0]) for look in (before, after))
+        text += f"; the probe's reading moved by {r1 - r0:+.1f}" if r1 != r0 else "; the probe's reading stayed"
+    return text + "."
