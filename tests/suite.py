@@ -1,7 +1,8 @@
 """How the suite is shared between two processes (test.sh: `pytest -n 2 --dist loadscope`, with
 pytest-xdist): every browser test of one mode runs in the same worker, in the order pytest gives
 them, so that each worker starts one server and boots the static site once, and the two modes run
-side by side. A browser test mostly waits on a round trip through Playwright's driver, chromium and
+side by side (but for a few files that share nothing with their mode's other tests, OWN_UNIT_FILES,
+which go to whichever worker is free first). A browser test mostly waits on a round trip through Playwright's driver, chromium and
 a server: one of them leaves a core idle, two fill both. The other tests are shared out one by one
 around them (tests/conftest.py's scheduler).
 
@@ -34,7 +35,16 @@ def fixture_mode(item):
     return mode
 
 
+# browser test files that need neither their mode's shared page nor its other tests: each is a unit
+# of its own, taken by whichever worker is free first (the static mode's unit is the longer)
+OWN_UNIT_FILES = ("tests/browser/test_loading.py", "tests/browser/test_installed.py")
+
+
 def scope(nodeid):
-    """The unit of work a test belongs to: its mode's, for a browser test; its own, for the rest."""
+    """The unit of work a test belongs to: its mode's (or its file's, for OWN_UNIT_FILES), for a
+    browser test; its own, for the rest."""
     mode = browser_mode(nodeid)
-    return nodeid if mode is None else f"browser-{mode}"
+    if mode is None:
+        return nodeid
+    file = nodeid.split("::")[0]
+    return f"browser-{mode}:{file}" if file in OWN_UNIT_FILES else f"browser-{mode}"

@@ -76,7 +76,10 @@ def test_the_suite_runs_in_two_workers_each_browser_test_with_the_others_of_its_
            "tests/browser/test_chapters.py::test_chapter_loads[static-memory]": "browser-static",
            "tests/browser/test_shared_links.py::test_a_shared_url_reopens_every_changed_control[serve-static]":
                "browser-serve",
-           "tests/browser/test_loading.py::test_the_article_fits_a_phone_and_follows_a_dark_system[7]": "browser-static",
+           "tests/browser/test_loading.py::test_the_article_fits_a_phone_and_follows_a_dark_system[7]":
+               "browser-static:tests/browser/test_loading.py",
+           "tests/browser/test_installed.py::test_the_wheel_holds_gleam_and_gleam_lab_and_two_commands":
+               "browser-serve:tests/browser/test_installed.py",
            "tests/browser/test_sessions.py::test_two_sessions_train_independently": "browser-serve",
            "tests/core/test_cells.py::test_step[static]": "tests/core/test_cells.py::test_step[static]"}
     assert {i: suite.scope(i) for i in ids} == ids

@@ -4,9 +4,10 @@ registry (app.widgets.a11y, app.lab):
 - axe-core (npm, pinned; read from the build cache, never fetched here) on every chapter in the
   light and the dark theme (one per mode, the other in the other mode): no serious or critical
   violation (the minor and moderate ones counted and printed);
-- keyboard only: the skip link moves focus to the chapter; Tab reaches a slider of every chapter
-  that has one, with a visible focus ring and a name; an arrow key moves it and its shown value
-  changes; Tab back to Reset to defaults, Enter (or Space) puts it back;
+- keyboard only (each chapter in one mode, alternating): the skip link moves focus to the
+  chapter; Tab reaches a slider of every chapter that has one, with a visible focus ring and a
+  name; an arrow key moves it and its shown value changes; Tab back to Reset to defaults, Enter
+  (or Space) puts it back;
 - a phone (390 x 844, a mobile browser's context per mode): the page is laid out at device width,
   the skip link is the first Tab stop (in the static site on the pre-rendered page, before Python
   runs, which is no wider than the phone either), the contents are folded behind a button with
@@ -171,8 +172,12 @@ def test_axe_every_chapter_both_themes(shared_lab):
 # ---------------------------------------------------------------- keyboard only
 
 def test_keyboard_only(shared_lab):
+    """Every other chapter in each mode, the others in the other mode (as axe and the phone: the
+    page is the same in both), so that every chapter with a slider is tried over a session."""
     lab, tried = shared_lab, []
-    for cid in chapters.chapter_ids():
+    for i, cid in enumerate(chapters.chapter_ids()):
+        if (i + (lab.mode == "serve")) % 2:
+            continue
         move(lab, cid)
         if lab.page.locator(".gl-chapter-area .noUi-handle").count() == 0:
             continue                       # no slider in this chapter
@@ -207,7 +212,7 @@ def test_keyboard_only(shared_lab):
                    message=f"chapter {cid}: for Reset to defaults to put {cls} back at {start}")
         wait_until(lambda: lab.chapter_in_url() == cid and "&" not in lab.query(), page=lab.page,
                    message="for the URL to drop the reset control")
-    assert len(tried) >= 5, f"sliders found in chapters {tried} only"
+    assert len(tried) >= 2, f"sliders found in chapters {tried} only"
 
 
 # ---------------------------------------------------------------- phone
