@@ -82,7 +82,8 @@ stepped to the end it is train_counting's. Seeding: SeedSequence(seed) spawns si
 training examples, the near-miss test sets (the iid set and each block k's set its own child of
 1 + max_test_n, so acc_k depends neither on max_test_n nor on test_stride), the initial weights,
 the shuffling order, the validation set and the hard sets (block k: child k − 1 of max_test_n).
-Every test set is made in __init__. The probe's words need no seed: aᵏbᵏ(cᵏ) is one word.
+Every seed is spawned in __init__; the test sets are drawn from theirs when first used (train_counting
+draws them before it trains). The probe's words need no seed: aᵏbᵏ(cᵏ) is one word.
 
     {"run": "gleam.labs.extrapolation.counting:train_counting",
      "grid": {"kind": ["anbn", "anbncn"], "seed": [0, 1, 2, 3, 4]}}
