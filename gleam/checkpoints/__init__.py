@@ -13,7 +13,7 @@ import zipfile
 
 import numpy as np
 
-from gleam.checkpoints.safetensors import MAX_BYTES, read_safetensors, write_safetensors
+from gleam.checkpoints.safetensors import MAX_BYTES, file_bytes, read_safetensors, write_safetensors
 from gleam.checkpoints.torch_layout import LAYERS, Checkpoint, check_vocab, checkpoint, from_torch
 
 __all__ = ["load", "read_npz", "write_npz", "read_vocab", "read_safetensors", "write_safetensors",
@@ -24,13 +24,9 @@ _ZIP = b"PK\x03\x04"
 
 def read_npz(data):
     """{name: array} from a NumPy .npz file's bytes (no pickles), or ValueError."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise ValueError(f"data must be the file's bytes, got {type(data).__name__}")
-    if len(data) > MAX_BYTES:
-        raise ValueError(f"data: the file is {len(data):,} bytes, over the limit of "
-                         f"{MAX_BYTES:,} ({MAX_BYTES // 2 ** 20} MB)")
+    data = file_bytes(data)
     try:
-        with np.load(io.BytesIO(bytes(data)), allow_pickle=False) as f:
+        with np.load(io.BytesIO(data), allow_pickle=False) as f:
             if not isinstance(f, np.lib.npyio.NpzFile):
                 raise ValueError("data: a single .npy array, not an .npz file of named arrays")
             return {name: f[name] for name in f.files}
@@ -73,10 +69,9 @@ def read_vocab(vocab):
 def load(data, vocab):
     """A Checkpoint from a safetensors or .npz file's bytes (told apart by their first bytes)
     and its vocabulary; ValueError naming what is wrong with either."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise ValueError(f"data must be the file's bytes, got {type(data).__name__}")
+    data = file_bytes(data)
     vocab = read_vocab(vocab)
-    if bytes(data[:4]) == _ZIP:
+    if data[:4] == _ZIP:
         tensors = read_npz(data)
     else:
         tensors, _ = read_safetensors(data)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-__all__ = ["read_safetensors", "write_safetensors", "MAX_BYTES", "DTYPES"]
+__all__ = ["read_safetensors", "write_safetensors", "file_bytes", "MAX_BYTES", "DTYPES"]
 
 # the largest file read: a width-1024 LSTM over 256 symbols in float64 is about 42 MB
 MAX_BYTES = 64 * 2 ** 20
@@ -27,17 +27,18 @@ DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8",
 _NAMES = {np.dtype("<f8"): "F64", np.dtype("<f4"): "F32", np.dtype("<f2"): "F16"}
 
 
-def _bytes(data):
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    raise ValueError(f"data must be the file's bytes, got {type(data).__name__}")
+def file_bytes(data):
+    """A file's bytes, or ValueError unless data is bytes of at most MAX_BYTES (both formats')."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError(f"data must be the file's bytes, got {type(data).__name__}")
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"data: the file is {len(data):,} bytes, over the limit of "
+                         f"{MAX_BYTES:,} ({MAX_BYTES // 2 ** 20} MB)")
+    return bytes(data)
 
 
 def _header(data):
     """(header dict, body bytes) of a safetensors file, or ValueError."""
-    if len(data) > MAX_BYTES:
-        raise ValueError(f"data: the file is {len(data):,} bytes, over the limit of "
-                         f"{MAX_BYTES:,} ({MAX_BYTES // 2 ** 20} MB)")
     if len(data) < 8:
         raise ValueError(f"data: the file is truncated: {len(data)} bytes, fewer than the 8 that "
                          "give a safetensors header's length")
@@ -93,7 +94,7 @@ def read_safetensors(data):
     where there is one, for a file that is truncated, too large, not safetensors, or whose
     entries do not describe its data exactly.
     """
-    header, body = _header(_bytes(data))
+    header, body = _header(file_bytes(data))
     metadata = header.pop("__metadata__", {})
     if not (isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str)
                                                for k, v in metadata.items())):

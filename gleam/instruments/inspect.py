@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gleam import checks
+from gleam.losses import softmax
 from gleam.instruments.states import pca
 from gleam.instruments.stability import singular_values, state_jacobians
 from gleam.seqmodel import SeqModel
@@ -63,8 +64,7 @@ def as_batch(model, ids):
 
 def _look(model, X, intervene, reference):
     logits, hs, caches = model.forward(X, intervene=intervene)
-    z = logits[0] - logits[0].max()
-    p = np.exp(z) / np.exp(z).sum()
+    p = softmax(logits[0])
     states = hs[:, 0]
     cells = None if caches["c"] is None else caches["c"][:, 0]
     rows = states if reference is None else checks.array("reference", reference, ndim=2)
