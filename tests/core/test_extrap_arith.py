@@ -1,6 +1,6 @@
 """gleam.labs.extrapolation.arith: Madsen & Johansen's arithmetic task with the heads on numbers. The
 subsets, the extrapolation set and the criterion's threshold are recomputed from the docstring's
-seeding and a closed form; the heads are compared at the default budget; bad configs are refused;
+seeding and a closed form; a linear head cannot solve mul; bad configs are refused;
 bad input is fuzzed with the policy of tests/core/test_fuzz.py."""
 import math
 
@@ -80,27 +80,11 @@ def test_same_config_same_metrics():
     assert train_arith({**config, "seed": 4}) != first
 
 
-# ---- the heads at the default budget (seed 0) --------------------------------------------------
-@pytest.fixture(scope="module")
-def mul_runs():
-    return {head: train_arith({"op": "mul", "head": head, "seed": 0}) for head in ("linear", "nmu")}
-
-
-def test_a_linear_head_does_not_solve_mul(mul_runs):
-    # W₂ W₁ x is linear in x, a · b is not: its extrapolation misses by far
-    m = mul_runs["linear"]
-    assert m["solved"] == 0 and m["extrap_mse"] > 1e6 * m["threshold"]
-
-
-def test_the_nmu_extrapolates_mul_far_better_than_a_linear_head(mul_runs):
-    """Madsen & Johansen's direction. (It does not solve at this budget: see the module docstring.)"""
-    assert mul_runs["nmu"]["extrap_mse"] < 1e-3 * mul_runs["linear"]["extrap_mse"]
-
-
-def test_the_nau_extrapolates_add_better_than_the_nalu():
-    """Madsen & Johansen's direction, at a quarter of the default budget (the NALU is slow)."""
-    nau, nalu = (train_arith({"op": "add", "head": h, "updates": 5000, "seed": 0}) for h in ("nau", "nalu"))
-    assert nau["extrap_mse"] < nalu["extrap_mse"]
+# ---- the heads (their comparison at the default budget is the shipped records': tests/research) -----
+def test_a_linear_head_does_not_solve_mul():
+    # W₂ W₁ x is linear in x, a · b is not: whatever the budget, its extrapolation misses
+    m = train_arith({**TINY, "op": "mul", "head": "linear", "seed": 0})
+    assert m["solved"] == 0 and m["extrap_mse"] > m["threshold"]
 
 
 # ---- refusals ----------------------------------------------------------------------------------

@@ -82,6 +82,32 @@ def test_the_shipped_weights_are_the_records_models():
         pretrained.weights("extrapolation", "length_depth", record["key"])
 
 
+# ---- the arithmetic heads at Madsen & Johansen's fixed budget, in every shipped seed ---------
+def _arith(name):
+    """{head: {seed: metrics}} of the shipped arith experiment `name`."""
+    by_head = {}
+    for r in pretrained.results("extrapolation")[name]:
+        by_head.setdefault(r["config"]["head"], {})[r["config"]["seed"]] = r["metrics"]
+    return by_head
+
+
+def test_a_linear_head_never_solves_mul_and_the_nmu_extrapolates_it_far_better():
+    """W₂ W₁ x is linear in x, a · b is not: its extrapolation misses by six orders of magnitude;
+    the NMU's, paired by seed, is over a thousand times smaller (Madsen & Johansen's direction)."""
+    heads = _arith("arith_mul")
+    assert set(heads["linear"]) == set(heads["nmu"]) and len(heads["linear"]) >= 10
+    for seed, lin in heads["linear"].items():
+        assert lin["solved"] == 0 and lin["extrap_mse"] > 1e6 * lin["threshold"], seed
+        assert heads["nmu"][seed]["extrap_mse"] < 1e-3 * lin["extrap_mse"], seed
+
+
+def test_the_nau_extrapolates_add_better_than_the_nalu_in_every_seed():
+    heads = _arith("arith_add")
+    assert set(heads["nau"]) == set(heads["nalu"]) and len(heads["nau"]) >= 10
+    for seed, nau in heads["nau"].items():
+        assert nau["extrap_mse"] < heads["nalu"][seed]["extrap_mse"], seed
+
+
 # ---- the counting experiment's claims, on its shipped models and its own test sets ----------
 def _counting_run(record):
     """The record's CountingRun (its test sets are made in __init__) with the shipped weights."""
