@@ -19,11 +19,12 @@ CHAPTERS = {
     "9": "Cheat sheet and self-test",
     "memory": "Memory lab: what gates actually buy",
     "extrapolation": "Extrapolation lab: what a small GRU learns about mathematics",
+    "inspector": "Model inspector: one network, one input, taken apart",
 }
 
 
 def chapter_ids():
-    """Chapter ids in reading order: "0" … "9", "memory", "extrapolation"."""
+    """Chapter ids in reading order: "0" … "9", "memory", "extrapolation", "inspector"."""
     return list(CHAPTERS)
 
 

@@ -19,6 +19,7 @@ REGISTRY = {
     "9": "gleam_lab.app.chapters.ch9_cheatsheet:CheatSheetChapter",
     "memory": "gleam_lab.app.chapters.memory_lab:MemoryLabChapter",
     "extrapolation": "gleam_lab.app.chapters.extrapolation_lab:ExtrapolationLabChapter",
+    "inspector": "gleam_lab.app.chapters.inspector:InspectorChapter",
 }
 
 

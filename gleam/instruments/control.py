@@ -57,10 +57,12 @@ class ProbeReport:
 
 
 def probe_report(X_train, y_train, types_train, X_test, y_test, types_test, kind="classify",
-                 l2=1e-3, hidden=0, seed=0, steps=1000, lr=0.01, tol=1e-7):
+                 l2=1e-3, hidden=0, seed=0, steps=1000, lr=0.01, tol=1e-7, return_probe=False):
     """Fit one probe (`fit_probe`'s l2, hidden, seed, steps, lr, tol) on the task and on
-    control labels; score both on the test rows -> ProbeReport."""
+    control labels; score both on the test rows -> ProbeReport (return_probe: (ProbeReport,
+    the task's fitted Probe))."""
     kind = checks.one_of("kind", kind, KINDS)
+    return_probe = checks.flag("return_probe", return_probe)
     X_train = check_rows("X_train", X_train)
     X_test = check_rows("X_test", X_test, X_train.shape[1])
     y_train = check_labels("y_train", y_train, len(X_train), kind)
@@ -85,4 +87,5 @@ def probe_report(X_train, y_train, types_train, X_test, y_test, types_test, kind
             majority = r2_score(y_test, np.broadcast_to(y_train.mean(axis=0), y_test.shape))
     except ValueError as e:                  # what fit_probe and score call X and y
         raise ValueError(f"X_train, y_train, X_test or y_test: {e}") from None
-    return ProbeReport(acc, c_acc, acc - c_acc, majority, len(X_train), len(X_test), kind)
+    report = ProbeReport(acc, c_acc, acc - c_acc, majority, len(X_train), len(X_test), kind)
+    return (report, task) if return_probe else report

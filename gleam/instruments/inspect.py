@@ -3,13 +3,16 @@
     look(model, ids, reference=None) -> Look
         the prediction and its probabilities, the state after each character (h, and an LSTM's
         c), the states' path on the first two principal components of `reference` (the states of
-        a test set: (N, n) rows; None: of this input's own states), and the largest singular
+        a test set: (N, n) rows, or their PCA from fit_reference(rows), fitted once; None: of this
+        input's own states), and the largest singular
         value of ∂h_{t+1}/∂h_t along the input (gleam.instruments.stability)
     edit(model, ids, intervention, reference=None) -> (Look before, Look after)
         the same input with an intervention (gleam.instruments.interventions' dicts, or an input
         replaced by gleam.instruments.input_interventions.zero_input) and without it
+    transplant(model, other, step) -> {step: fn}: the state after `step` replaced by the state
+        another input (`other`, as ids) reaches after its own step `step` (an edit's "swap")
     in_words(before, after, classes, probe=None) -> a sentence: "The answer moved from 7 to 9;
-        the probe's reading moved by +2.0." (or "stayed at 7")
+        the probe's reading moved by +2.0." (or "stayed at 7"; a move under 0.05: "+3.2e-03")
 
 ids: one sequence of token ids, (T,) or (T, 1); for features, (T, d) or (T, 1, d).
 """
@@ -19,11 +22,11 @@ import numpy as np
 
 from gleam import checks
 from gleam.losses import softmax
-from gleam.instruments.states import pca
+from gleam.instruments.states import PCA, pca
 from gleam.instruments.stability import singular_values, state_jacobians
 from gleam.seqmodel import SeqModel
 
-__all__ = ["Look", "look", "edit", "in_words", "as_batch"]
+__all__ = ["Look", "look", "edit", "transplant", "fit_reference", "in_words", "as_batch"]
 
 
 @dataclass
@@ -62,16 +65,22 @@ def as_batch(model, ids):
     return X
 
 
+def fit_reference(rows):
+    """The first two principal components (fewer if the rows allow fewer) of (N, n) state rows:
+    a `reference` for look and edit, fitted once for many inputs."""
+    rows = checks.array("reference", rows, ndim=2)
+    return pca(rows, min(2, *rows.shape))
+
+
 def _look(model, X, intervene, reference):
     logits, hs, caches = model.forward(X, intervene=intervene)
     p = softmax(logits[0])
     states = hs[:, 0]
     cells = None if caches["c"] is None else caches["c"][:, 0]
-    rows = states if reference is None else checks.array("reference", reference, ndim=2)
-    if rows.shape[1] != states.shape[1]:
-        raise ValueError(f"reference has {rows.shape[1]} columns, the model's state {states.shape[1]}")
-    k = min(2, *rows.shape)
-    fit = pca(rows, k)
+    fit = reference if isinstance(reference, PCA) else fit_reference(states if reference is None else reference)
+    if fit.mean.shape[0] != states.shape[1]:
+        raise ValueError(f"reference has {fit.mean.shape[0]} columns, the model's state {states.shape[1]}")
+    k = fit.components.shape[0]
     path, explained = np.zeros((len(states), 2)), np.zeros(2)
     path[:, :k], explained[:k] = fit.transform(states), fit.explained_variance_ratio
     if len(X) > 1 and not intervene:
@@ -86,11 +95,14 @@ def look(model, ids, reference=None):
     return _look(model, as_batch(model, ids), None, reference)
 
 
-def edit(model, ids, intervention, reference=None):
+def edit(model, ids, intervention, reference=None, before=None):
     """(Look without, Look with) an intervention: a state intervention's {step: fn} dict, or
-    new inputs (ids or features, as `ids`: e.g. zero_input's erasure)."""
+    new inputs (ids or features, as `ids`: e.g. zero_input's erasure). before: look(model, ids,
+    reference) if already made (it is not made again)."""
     X = as_batch(model, ids)
-    before = _look(model, X, None, reference)
+    if before is not None and not (isinstance(before, Look) and len(before.states) == len(X)):
+        raise ValueError("before must be the Look of this input (look(model, ids, reference))")
+    before = before or _look(model, X, None, reference)
     if isinstance(intervention, dict):
         if not intervention:
             raise ValueError("intervention is empty: it changes nothing")
@@ -103,6 +115,24 @@ def edit(model, ids, intervention, reference=None):
     return before, after
 
 
+def transplant(model, other, step):
+    """{step: fn} putting in the state `other` reaches after its step `step` (module docstring)."""
+    X = as_batch(model, other)
+    step = checks.integer("step", step, minimum=0)
+    if step >= len(X):
+        raise ValueError(f"step = {step} is outside the other input's {len(X)} steps")
+    _, hs, caches = model.forward(X[:step + 1])
+    h = hs[step].copy()
+    state = h if caches["c"] is None else (h, caches["c"][step].copy())
+
+    def put(current):
+        got = current[0] if isinstance(current, tuple) else current
+        if np.shape(got)[0] != 1:
+            raise ValueError(f"transplant: the input is a batch of {np.shape(got)[0]}, not one sequence")
+        return tuple(a.copy() for a in state) if isinstance(state, tuple) else state.copy()
+    return {step: put}
+
+
 def in_words(before, after, classes, probe=None):
     """A sentence on what changed: the answer, and the probe's reading at the last character
     (probe: a fitted gleam.instruments.probes.Probe of the states, regress or classify)."""
@@ -113,5 +143,7 @@ def in_words(before, after, classes, probe=None):
     text = f"The answer stayed at {a}" if a == b else f"The answer moved from {a} to {b}"
     if probe is not None:
         r0, r1 = (float(np.ravel(probe.predict(look.states[-1:]))[0]) for look in (before, after))
-        text += f"; the probe's reading moved by {r1 - r0:+.1f}" if r1 != r0 else "; the probe's reading stayed"
+        moved = r1 - r0
+        size = f"{moved:+.1f}" if abs(moved) >= 0.05 else f"{moved:+.1e}"      # (never "-0.0")
+        text += f"; the probe's reading moved by {size}" if moved else "; the probe's reading stayed"
     return text + "."

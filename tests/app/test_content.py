@@ -90,7 +90,7 @@ def rendered():
 
 
 def test_chapter_ids_and_titles():
-    assert IDS == [str(i) for i in range(10)] + ["memory", "extrapolation"]
+    assert IDS == [str(i) for i in range(10)] + ["memory", "extrapolation", "inspector"]
     assert all(content.title(cid) for cid in IDS)
     with pytest.raises(ValueError, match="unknown chapter"):
         content.render("42")

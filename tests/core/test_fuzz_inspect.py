@@ -61,6 +61,23 @@ def words(draw):
     return (before, after, classes, probe), {}
 
 
+@st.composite
+def transplants(draw):
+    model = draw(model_setup())[0]
+    return (model, draw(ids_for(model)), draw(st.one_of(st.integers(-1, 5), BAD_SCALARS))), {}
+
+
+@st.composite
+def references(draw):
+    return (draw(st.one_of(farray((draw(st.integers(0, 5)), draw(st.integers(0, 4))), KERNEL), BAD_SCALARS)),), {}
+
+
+def transplant_applied(model, other, step):
+    """The transplant, put into a run of the other input itself (so that its function is called)."""
+    intervention = ins.transplant(model, other, step)
+    return ins.edit(model, other, intervention)
+
+
 def in_words_checked(before, after, classes, probe=None):
     if before is None:
         raise ValueError("model: not a classifier (no words to compare)")
@@ -71,6 +88,9 @@ TABLE = [
     E(ins.look, looks(), aliases=ALIASES, covers=(ins.look, ins.Look, ins.as_batch)),
     E(ins.edit, edits(), aliases=ALIASES, nonfinite=sensitivity_nan_under_a_state_edit),
     E(in_words_checked, words(), aliases=ALIASES, covers=(ins.in_words,)),
+    E(transplant_applied, transplants(), aliases=ALIASES + ("other",), nonfinite=sensitivity_nan_under_a_state_edit,
+      covers=(ins.transplant,)),
+    E(ins.fit_reference, references(), aliases=ALIASES + ("rows",), covers=(ins.fit_reference,)),
 ]
 
 

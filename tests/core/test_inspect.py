@@ -96,6 +96,34 @@ def test_a_swap_with_another_input_is_the_others_state_carried_on():
     assert np.allclose(swapped[5:], rest, atol=1e-12)
 
 
+@pytest.mark.parametrize("cell", ["gru_torch", "lstm"])
+def test_a_transplant_is_the_swap_of_a_batch_of_two(cell):
+    m, other = model(cell, seed=5), np.array([3, 3, 2, 0, 1, 1, 2, 0])
+    X = np.stack([IDS, other], axis=1)
+    swapped = m.forward(X, intervene=swap_states(4, [(0, 1)]))
+    before, after = inspect.edit(m, IDS, inspect.transplant(m, other, 4))
+    assert np.allclose(after.states, swapped[1][:, 0], rtol=0, atol=1e-12)   # (a batch of two: other roundings)
+    assert after.prediction == int(np.argmax(swapped[0][0]))
+    assert np.array_equal(before.states, m.forward(IDS[:, None])[1][:, 0])
+    with pytest.raises(ValueError, match="outside the other input's 8 steps"):
+        inspect.transplant(m, other, 8)
+
+
+def test_a_fitted_reference_and_a_look_made_before_give_what_the_rows_give():
+    m = model("lstm", seed=1)
+    rows = np.random.default_rng(2).standard_normal((30, 6))
+    fit = inspect.fit_reference(rows)
+    a, b = inspect.look(m, IDS, rows), inspect.look(m, IDS, fit)
+    assert np.array_equal(a.path, b.path) and np.array_equal(a.explained, b.explained)
+    intervention = clamp_unit(1, -0.5, [2, 3])
+    again = inspect.edit(m, IDS, intervention, fit, before=b)
+    fresh = inspect.edit(m, IDS, intervention, rows)
+    assert again[0] is b and np.array_equal(again[1].states, fresh[1].states)
+    assert np.array_equal(again[1].path, fresh[1].path)
+    with pytest.raises(ValueError, match="before must be the Look of this input"):
+        inspect.edit(m, IDS[:3], intervention, fit, before=b)
+
+
 def test_the_change_in_words():
     m = model("elman", seed=2)
     before, after = inspect.edit(m, IDS, clamp_unit(0, 5.0, [len(IDS) - 1]))
@@ -106,7 +134,12 @@ def test_the_change_in_words():
     moved = float(probe.predict(after.states[-1:])[0] - probe.predict(before.states[-1:])[0])
     start = (f"The answer moved from {classes[before.prediction]} to {classes[after.prediction]}"
              if before.prediction != after.prediction else f"The answer stayed at {classes[before.prediction]}")
-    assert text == f"{start}; the probe's reading moved by {moved:+.1f}."
+    assert text == f"{start}; the probe's reading moved by {moved:+.1f}." and abs(moved) >= 0.05
+    # a move that rounds to 0.0 is written in full, never "-0.0"
+    tiny = inspect.edit(m, IDS, clamp_unit(0, float(before.states[-1, 0]) + 1e-4, [len(IDS) - 1]))[1]
+    small = float(probe.predict(tiny.states[-1:])[0] - probe.predict(before.states[-1:])[0])
+    assert 0 < abs(small) < 0.05
+    assert inspect.in_words(before, tiny, classes, probe).endswith(f"moved by {small:+.1e}.")
     assert inspect.in_words(before, before, classes) == f"The answer stayed at {classes[before.prediction]}."
 
 
