@@ -204,6 +204,13 @@ def build(app: Path, site: Path, cache: Path, site_url: str | None = None, compr
               f"one worker {result['worker']}; {len(result['previews'])} link preview cards, "
               + (f"named at {site_url}" if site_url else "not named (no --site-url)"))
 
+        weights = sorted((REPO / "gleam" / "data").glob("*.weights.npz"))
+        (new / "data").mkdir(exist_ok=True)
+        for w in weights:        # the model inspector fetches them when it first needs one (not in the wheel)
+            shutil.copy2(w, new / "data" / w.name)
+        print(f"[build]   the labs' trained weights for the model inspector: "
+              f"{', '.join(f'data/{w.name} ({w.stat().st_size / 1e6:.1f} MB)' for w in weights)}")
+
     with stage("10/12 service worker: sw.js caches this build, for fast and offline second visits"):
         sw = write_service_worker(new)
         print(f"[build]   build {sw['build']}: {sw['files']} files ({sw['bytes'] / 1e6:.1f} MB), "

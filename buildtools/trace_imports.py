@@ -41,6 +41,11 @@ globalThis.location = { search: "?chapter=" + chapter, href: "http://127.0.0.1/m
                                  env: { HOME: "/home/pyodide", GLEAM_CHAPTER: chapter,
                                        ...(profile ? { PYTHONPROFILEIMPORTTIME: "1" } : {}) } });
   py.globals.set("sendPatch", () => {});
+  // the files the site serves beside its pages (the labs' weights, which the inspector reads),
+  // where the page's worker puts them once fetched (app/chapters/inspector/weights.py)
+  const data = path.join(core, "..", "..", "data");
+  for (const name of fs.existsSync(data) ? fs.readdirSync(data) : [])
+    py.FS.writeFile("/lib/python3.12/site-packages/gleam/data/" + name, fs.readFileSync(path.join(data, name)));
   for (const literal of code) await py.runPythonAsync(eval(literal));
   const names = py.runPython(`
 import sys

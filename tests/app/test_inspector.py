@@ -147,3 +147,18 @@ def test_the_picker_puts_an_example_in_the_input(page):
     name, examples = next(iter(c.subject.sets.items()))
     picker.value = examples[5].text
     assert c.text == examples[5].text and c.values()["inspector.input"] == examples[5].text
+
+
+def test_another_model_that_cannot_read_the_input_opens_on_its_first_example(page):
+    c = page
+    control(c, "action", "none")
+    control(c, "model", COUNTING)
+    control(c, "text", "abab")
+    control(c, "model", MEMORY)               # 'abab' holds no query: the memory model reads it
+    assert c.values()["inspector.input"] == "abab"
+    control(c, "text", "ab?z")
+    assert "outside" in c.values()["inspector.error"]
+    control(c, "model", COUNTING)             # '?' and 'z' are not counting's: its first example
+    first = next(iter(c.subject.sets.values()))[0].text
+    assert c.text == "" and c.values()["inspector.input"] == first and c.values()["inspector.error"] == ""
+    assert c.values()["inspector.model"] == c.subject.title

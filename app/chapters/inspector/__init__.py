@@ -19,6 +19,7 @@ from gleam.instruments import inspect, interventions as iv
 from gleam.labs import subjects
 from gleam_lab.app.chapters.base import ChapterViewer
 from gleam_lab.app.chapters.inspector.files import InspectorFiles
+from gleam_lab.app.chapters.inspector import weights
 from gleam_lab.app.chapters.inspector.views import InspectorViews
 from gleam_lab.app.widgets.page import card, gv, html_pane, wrap_row
 from gleam_lab.content import fmt_fixed
@@ -32,6 +33,14 @@ ACTIONS = {"none": "none", "clamp": "clamp a unit of h from a character on",
 LABEL_NAMES = {"a_minus_b": "#a − #b", "b_minus_c": "#b − #c", "cue_in_force": "the cue in force",
                "steps_since_cue": "steps since the cue"}
 PICKS = 12            # examples of each set offered in the picker
+
+
+def _reads(subject, text):
+    try:
+        subject.encode(text)
+        return True
+    except ValueError:
+        return False
 
 
 class InspectorChapter(ChapterViewer):
@@ -66,6 +75,7 @@ class InspectorChapter(ChapterViewer):
         if model_id == FILE:
             return self._file_subject
         if model_id not in self._loaded:
+            weights.ensure(model_id.split("/")[0])
             self._loaded[model_id] = subjects.shipped(model_id)
         return self._loaded[model_id]
 
@@ -76,19 +86,34 @@ class InspectorChapter(ChapterViewer):
         self._picker.groups = {"": {"— pick an example —": ""}, **{
             name: {f"{e.text[:40]} → {subject.classes[int(e.target)]}": e.text for e in examples[:PICKS]}
             for name, examples in subject.sets.items()}}
-        labels = list(subject.labels)
+        labels, changes = list(subject.labels), {}
         if labels and self.probe not in labels:
-            self.probe = labels[0]         # (recomputes)
+            changes["probe"] = labels[0]
+        if self.text and not _reads(subject, self.text):
+            changes["text"] = ""           # a text this model cannot read: its first example instead
+        if changes:
+            self.param.update(**changes)   # (recomputes)
         else:
             self._recompute()
 
     @param.depends("model", watch=True)
     def _on_model(self):
         if self.model == FILE and self._file_subject is None:
-            self.model = next(k for k, s in self._loaded.items() if s is self.subject)     # (shown again)
+            self.model = self._current_id()     # (shown again)
             self.say(error="No file is loaded yet: load a model and its vocabulary below. The model in use stays.")
             return
-        self._use(self._subject_of(self.model))
+        try:
+            subject = self._subject_of(self.model)
+        except ValueError as e:
+            self.model = self._current_id()
+            self.say(error=f"Model not loaded: {e}. The model in use stays.")
+            return
+        self._use(subject)
+
+    def _current_id(self):
+        """The id of the model in use."""
+        return FILE if self.subject is self._file_subject else next(
+            k for k, s in self._loaded.items() if s is self.subject)
 
     def install_file(self, subject):
         """Inspect a model loaded from a file (.files) from now on."""
@@ -170,7 +195,7 @@ class InspectorChapter(ChapterViewer):
         self._error, self._words = "", words
         truth = s.labels_of(text).get(self.probe) if reading else None
         self.views.show(before, after, reading, truth)
-        self._shown = {"text": text, "before": before, "after": after, "reading": reading, "intervened": intervention is not None}
+        self._shown = {"subject": s, "text": text, "before": before, "after": after, "reading": reading, "intervened": intervention is not None}
         self._render()
 
     def _render(self):
@@ -196,7 +221,7 @@ class InspectorChapter(ChapterViewer):
         s, shown = self.subject, self._shown
         out = {"inspector.model": s.title, "inspector.status": s.status, "inspector.error": self._error,
                "inspector.file": self._file_note, "inspector.words": self._words}
-        if not shown:
+        if not shown or shown["subject"] is not s:
             return {**out, **{k: "—" for k in ("inspector.input", "inspector.prediction", "inspector.target",
                                                "inspector.after", "inspector.probe", "inspector.probe.accuracy",
                                                "inspector.probe.control", "inspector.probe.selectivity",

@@ -1,8 +1,9 @@
 """The inspector's files: your own model, a PyTorch checkpoint (safetensors or .npz with PyTorch's
 parameter names) and its vocabulary (a small JSON file), read with NumPy alone by gleam.checkpoints.
 
-Either file may come first; the model is read once both are there, and then both inputs are made
-new (as chapter 7's are: the next file, even one of the same name, is news). A refused file is
+Either file may come first; the model is read once both are there. Each input is made new once its
+file has arrived (as chapter 7's are: the next file, even one of the same name, is news); the
+vocabulary stays for the next model file until another vocabulary comes. A refused file is
 said in `inspector.error` with gleam's own sentence, and the model in use stays.
 """
 import html
@@ -52,8 +53,9 @@ class InspectorFiles:
         self.read(*self._got["weights"], *self._got["vocab"])
 
     def read(self, data, name, vocab, vocab_name):
-        """Load a model from a file's bytes and its vocabulary's; refused: said, nothing changes."""
-        self._got = {}
+        """Load a model from a file's bytes and its vocabulary's; refused: said, nothing changes
+        (the vocabulary is kept for the next model file)."""
+        self._got.pop("weights", None)
         try:
             subject = subjects.from_checkpoint(checkpoints.load(data, vocab))
         except ValueError as e:

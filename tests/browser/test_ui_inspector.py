@@ -1,0 +1,119 @@
+"""The model inspector in the browser, in both modes: one of each intervention driven through the
+page's controls shows what gleam gives for the same model, input and intervention (computed here);
+a typed text outside the alphabet is refused as text; malformed model files are each refused with a
+sentence naming the problem, the model in use staying, and a good one is then inspected."""
+import json
+
+import numpy as np
+import pytest
+
+from gleam import checkpoints
+from gleam.instruments import inspect, interventions as iv
+from gleam.labs import subjects
+from gleam_lab.app.chapters.inspector import ACTIONS, DEFAULT_MODEL
+from gleam_lab.content import fmt_fixed
+from helpers import wait_until
+
+pytestmark = pytest.mark.ui
+
+TEXT = "aaaabbbb"
+
+
+def open_inspector(lab):
+    if lab.chapter_in_url() != "inspector" or lab.page.locator(".gl-chinspector-do").count() == 0:
+        lab.show("inspector")
+
+
+def choose(lab, cls, label):
+    lab.page.locator(f".{cls} select").select_option(label=label)
+
+
+def expected(action, text=TEXT, step=2, unit=1):
+    """(prediction after, words) gleam gives for the default model."""
+    s = subjects.shipped(DEFAULT_MODEL)
+    ids, fit = s.encode(text), inspect.fit_reference(s.reference())
+    reading = subjects.reading(s, "a_minus_b")
+    intervention = {"clamp": lambda: iv.clamp_unit(unit, 1.0, list(range(step, len(text)))),
+                    "patch": lambda: iv.add_along(reading.direction, 2.0, [step]),
+                    "swap": lambda: inspect.transplant(s.model, s.encode(next(
+                        e.text for e in next(iter(s.sets.values())) if e.target != s.target(text) and len(e.text) > step)), step),
+                    "erase": lambda: iv.zero_input(ids[:, None], [step], d=len(s.alphabet))}[action]()
+    before, after = inspect.edit(s.model, ids, intervention, fit)
+    said = f"{s.classes[after.prediction]} (p = {fmt_fixed(after.probabilities[after.prediction], 3)})"
+    return said, inspect.in_words(before, after, s.classes, reading.probe)
+
+
+def test_one_of_each_intervention_shows_what_gleam_gives(shared_lab):
+    lab = shared_lab
+    open_inspector(lab)
+    lab.fill("gl-chinspector-text", TEXT)
+    lab.wait_text("inspector.input", lambda t: t == TEXT, what=TEXT)
+    lab.fill("gl-chinspector-step", "2")
+    lab.fill("gl-chinspector-unit", "1")
+    for action in ("clamp", "patch", "swap", "erase"):
+        choose(lab, "gl-chinspector-do", ACTIONS[action])
+        after, words = expected(action)
+        lab.wait_text("inspector.words", lambda t: t == words, what=f"{words!r} ({action})")
+        assert lab.text("inspector.after") == after, action
+        assert lab.text("inspector.error") == ""
+    choose(lab, "gl-chinspector-do", ACTIONS["none"])
+    lab.wait_text("inspector.after", lambda t: t == "none chosen", what="none chosen")
+
+
+def test_a_typed_text_outside_the_alphabet_is_refused_as_text(shared_lab):
+    lab = shared_lab
+    open_inspector(lab)
+    lab.fill("gl-chinspector-text", TEXT)
+    lab.wait_text("inspector.input", lambda t: t == TEXT, what=TEXT)
+    lab.fill("gl-chinspector-text", "ab<i>z</i>")
+    error = lab.wait_text("inspector.error", lambda t: "outside this model's alphabet" in t, what="the refusal")
+    assert "'<'" in error and "'z'" in error
+    assert lab.text("inspector.input") == TEXT                       # what was shown stays
+    assert lab.page.locator(".gl-chinspector-text ~ * i, span.gv i").count() == 0
+
+
+def _file(**changes):
+    rng = np.random.default_rng(3)
+    n = 5
+    t = {"gru.weight_ih_l0": rng.standard_normal((3 * n, 2)), "gru.weight_hh_l0": rng.standard_normal((3 * n, n)),
+         "gru.bias_ih_l0": np.zeros(3 * n), "gru.bias_hh_l0": np.zeros(3 * n),
+         "head.weight": rng.standard_normal((2, n)), "head.bias": np.zeros(2)}
+    t.update(changes)
+    return checkpoints.write_safetensors({k: v for k, v in t.items() if v is not None})
+
+
+VOCAB = {"alphabet": ["a", "b"], "classes": ["reject", "accept"], "layer": "GRU", "task": "anbn"}
+
+
+def upload(lab, kind, name, data, mime="application/octet-stream"):
+    lab.page.locator(f".gl-chinspector-{kind} input[type=file]").set_input_files(
+        {"name": name, "mimeType": mime, "buffer": data})
+
+
+def test_malformed_files_are_refused_by_name_and_a_good_one_is_inspected(shared_lab):
+    lab = shared_lab
+    open_inspector(lab)
+    model = lab.text("inspector.model")
+    upload(lab, "vocab", "vocab.json", json.dumps(VOCAB).encode(), "application/json")
+    lab.wait_text("inspector.file", lambda t: "vocab.json" in t and "model file" in t, what="the vocabulary noted")
+    good = _file()
+    bad = {"truncated": (good[:-7], "truncated"),
+           "header": (b"\xff" * 8 + b"{}", "header"),
+           "shapes": (_file(**{"head.weight": np.zeros((2, 4))}), "weight"),
+           "nan": (_file(**{"gru.bias_hh_l0": np.full(15, np.nan)}), "finite"),
+           "bidirectional": (_file(**{"gru.weight_ih_l0_reverse": np.zeros((15, 2))}), "bidirectional"),
+           "two layers": (_file(**{"gru.weight_ih_l1": np.zeros((15, 5))}), "layer")}
+    for what, (data, word) in bad.items():
+        upload(lab, "weights", f"{what}.safetensors", data)
+        error = lab.wait_text("inspector.error", lambda t: t.startswith(f"File '{what}.safetensors' not loaded:"),
+                              what=f"the refusal of {what}")
+        assert word in error, (what, error)
+        assert lab.text("inspector.model") == model, what
+    upload(lab, "weights", "mine.safetensors", good)
+    lab.wait_text("inspector.model", lambda t: t.startswith("your file: a GRU, width 5"), what="the file's model")
+    ck = checkpoints.load(good, VOCAB)
+    text = lab.text("inspector.input")
+    look = inspect.look(ck.model, ck.encode(text)[:, 0])
+    want = f"{ck.classes[look.prediction]} (p = {fmt_fixed(look.probabilities[look.prediction], 3)})"
+    wait_until(lambda: lab.text("inspector.prediction") == want, page=lab.page, message=f"prediction {want}")
+    assert lab.text("inspector.error") == ""
