@@ -10,6 +10,8 @@ per character, and the task's rule for the answer to a typed text (None where th
                             n examples per set
     from_checkpoint(ck, n)  a loaded file's model (gleam.checkpoints.Checkpoint) as a Subject; if
                             its vocabulary's task is one of TASKS and fits, with that task's sets
+                            (its status then says how many of the first set's examples it answers
+                            right: no criterion says whether a file's model learned)
     Subject.labels_of(text)  the labels of a typed text, by the task's rule (as its examples carry them)
     reading(subject, label) -> Reading: a linear probe of h for one label, fitted on the first
                             set's first half of examples (every character's state), with its
@@ -252,8 +254,12 @@ def from_checkpoint(ck, n=SET_SIZE):
             raise ValueError(f"vocab: task {task!r} needs the letters {letters!r} in the alphabet and two "
                              f"classes (reject, accept), got {alphabet!r} and {len(classes)}")
         config = {**pretrained.SPECS["extrapolation"]["counting"]["fixed"], "kind": task, "cell": "lstm", "seed": 0}
-        return Subject(title, ck.model, alphabet, classes, f"from a {ck.dtype} file", task,
-                       _counting_sets(config, n))
+        sets = _counting_sets(config, n)
+        first = next(iter(sets))
+        right = [int(ck.model.predict(_batch(ck.encode(e.text)[:, 0]))[0]) == e.target for e in sets[first]]
+        return Subject(title, ck.model, alphabet, classes,
+                       f"from a {ck.dtype} file; right on {sum(right)} of the {len(right)} examples of its "
+                       f"task's {first.split(':')[0]} set", task, sets)
     return Subject(title, ck.model, alphabet, classes, f"from a {ck.dtype} file")
 
 

@@ -104,6 +104,9 @@ def test_a_files_model_with_a_task_gets_its_sets_and_without_one_none():
     subject = subjects.from_checkpoint(checkpoints.load(data, vocab), n=20)
     assert subject.task == "anbn" and len(subject.sets) == 1 + len(subjects.HARD_BLOCKS)
     assert list(subject.labels) == ["a_minus_b"] and subject.target("aabb") == 1 and subject.target("aab") == 0
+    first = next(iter(subject.sets.values()))
+    right = sum(accuracy(subject, [e]) for e in first)
+    assert subject.status == f"from a float64 file; right on {right:.0f} of the 20 examples of its task's test set"
     plain = subjects.from_checkpoint(checkpoints.load(data, {**vocab, "task": "something else"}))
     assert plain.sets == {} and plain.labels == {} and plain.target("ab") is None and plain.reference() is None
 
