@@ -61,7 +61,7 @@ CELL_NAMES = {"elman": "Elman RNN", "gru_torch": "GRU", "lstm": "LSTM"}
 class Choice:
     id: str          # "<lab>/<experiment>/<key>"
     group: str       # e.g. "memory · cue–delay · LSTM"
-    name: str        # e.g. "4,000 parameters · lr 0.003 · seed 3 · learned"
+    name: str        # e.g. "LSTM · ~4,000 parameters · lr 0.003 · seed 3 · learned": unique
     learned: bool
 
 
@@ -190,12 +190,13 @@ def choices():
     for lab, experiment in SHIPPED.items():
         for r in pretrained.results(lab)[experiment]:
             c, learned = r["config"], bool(r["metrics"]["learned"])
+            cell = CELL_NAMES[c["cell"]]
             if lab == "memory":
-                group = f"memory · cue–delay · {CELL_NAMES[c['cell']]}"
-                name = f"~{int(c['params']):,} parameters · lr {c['lr']:g} · seed {c['seed']}"
+                group = f"memory · cue–delay · {cell}"
+                name = f"{cell} · ~{int(c['params']):,} parameters · lr {c['lr']:g} · seed {c['seed']}"
             else:
-                group = f"counting · {'aⁿbⁿ' if c['kind'] == 'anbn' else 'aⁿbⁿcⁿ'} · {CELL_NAMES[c['cell']]}"
-                name = f"seed {c['seed']}"
+                kind = "aⁿbⁿ" if c["kind"] == "anbn" else "aⁿbⁿcⁿ"
+                group, name = f"counting · {kind} · {cell}", f"{cell} · {kind} · seed {c['seed']}"
             out.append(Choice(f"{lab}/{experiment}/{r['key']}", group,
                               f"{name} · {'learned' if learned else 'not learned'}", learned))
     return out

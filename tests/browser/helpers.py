@@ -17,7 +17,7 @@ BOOT_TIMEOUT = 120.0
 # One interaction: a websocket round trip (serve) or a message to the worker (static).
 ACTION_TIMEOUT = 30.0
 
-CHAPTER_IDS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "memory", "extrapolation")
+CHAPTER_IDS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "memory", "extrapolation", "inspector")
 
 LOCAL_HOST = "127.0.0.1"
 

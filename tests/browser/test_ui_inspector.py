@@ -20,8 +20,12 @@ TEXT = "aaaabbbb"
 
 
 def open_inspector(lab):
+    """The inspector on its default model (a test before may have left another)."""
     if lab.chapter_in_url() != "inspector" or lab.page.locator(".gl-chinspector-do").count() == 0:
         lab.show("inspector")
+    name = next(c.name for c in subjects.choices() if c.id == DEFAULT_MODEL)
+    lab.page.locator(".gl-chinspector-model select").select_option(label=name)
+    lab.wait_text("inspector.model", lambda t: t == subjects.shipped(DEFAULT_MODEL, n=2).title, what="the default model")
 
 
 def choose(lab, cls, label):

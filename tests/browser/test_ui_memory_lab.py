@@ -135,8 +135,11 @@ def test_a_retrain_finishes_and_the_page_answers_while_it_trains(shared_lab, sit
     lab.wait_text("memory.retrain.status", lambda s: s == "finished", timeout=180, what="finished")
     # (under panel serve the status and the results table arrive in messages of their own)
     table = [f"memory.retrain.mine.{key}" for key, _, _ in ROWS]
-    shown = wait_until(lambda: (v := lab.shown_values()) if all(v.get(k) not in ("—", None) for k in table) else None,
-                       page=lab.page, message="the finished run's results table")
+
+    def filled():
+        values = lab.shown_values()
+        return values if all(values.get(k) not in ("—", None) for k in table) else None
+    shown = wait_until(filled, page=lab.page, message="the finished run's results table")
     assert shown["memory.retrain.updates"] == shown["memory.retrain.total"] != "0"
     assert shown["memory.retrain.epoch"] == shown["memory.retrain.epochs"] == str(DEMO["epochs"])
     assert shown["memory.retrain.demo_n_train"] == fmt_comma(DEMO["n_train"])

@@ -32,7 +32,7 @@ def test_every_shipped_many_to_one_model_is_offered_with_its_status():
         assert [c.id.rsplit("/", 1)[1] for c in offered] == [r["key"] for r in records]
         assert [c.learned for c in offered] == [bool(r["metrics"]["learned"]) for r in records]
         assert all(c.name.endswith("· learned" if c.learned else "· not learned") for c in offered)
-    assert len({c.id for c in CHOICES}) == len(CHOICES)
+    assert len({c.id for c in CHOICES}) == len({c.name for c in CHOICES}) == len(CHOICES)   # (a menu's labels)
 
 
 def test_a_memory_model_answers_its_records_own_test_set_as_the_record_says():

@@ -6,6 +6,7 @@ import numpy as np
 import panel as pn
 
 from gleam_lab.app.widgets.figures import Heatmaps, LinePlot
+from gleam_lab.app.widgets.page import wrap_row
 from gleam_lab.app.widgets.theme import PALETTE
 
 C_RANGE = 3.0        # an LSTM's c is drawn on [−3, 3] (h lies in [−1, 1]); beyond, the colour saturates
@@ -26,7 +27,7 @@ class InspectorViews:
                                "after": ("probe, with the intervention", PALETTE.negative, "dashed")},
                               x_range=(0, 8), y_range=(-1, 1), title="The probe's reading after each character",
                               x_label="character", y_label="reading", height=230,
-                              css_class="gl-chinspector-probe")
+                              css_class="gl-chinspector-reading")
         self.path = LinePlot({"before": ("path", PALETTE.positive, "solid"),
                               "after": ("with the intervention", PALETTE.negative, "dashed")},
                              x_range=(-1, 1), y_range=(-1, 1), title="The states on the first two principal components",
@@ -36,14 +37,14 @@ class InspectorViews:
                                     title="How much one step stretches a perturbation", x_label="character",
                                     y_label="σ_max of ∂h_{t+1}/∂h_t", height=220,
                                     css_class="gl-chinspector-sensitivity")
-        self.c_row = pn.Row(*[pn.pane.Bokeh(f, sizing_mode="stretch_width") for f in self.c.figs.values()],
-                            sizing_mode="stretch_width", visible=False)
+        self.c_row = wrap_row(*[pn.pane.Bokeh(f, sizing_mode="stretch_width") for f in self.c.figs.values()])
+        self.c_row.visible = False
 
     def panels(self):
         bokeh = lambda f: pn.pane.Bokeh(f, sizing_mode="stretch_width")  # noqa: E731
-        return [pn.Row(*[bokeh(f) for f in self.h.figs.values()], sizing_mode="stretch_width"), self.c_row,
-                pn.Row(bokeh(self.probe.fig), bokeh(self.path.fig), sizing_mode="stretch_width"),
-                bokeh(self.sensitivity.fig)]
+        # (side by side where the card is wide, one under the other on a phone)
+        return [wrap_row(*[bokeh(f) for f in self.h.figs.values()]), self.c_row,
+                wrap_row(bokeh(self.probe.fig), bokeh(self.path.fig)), bokeh(self.sensitivity.fig)]
 
     def show(self, before, after, reading=None, labels=None):
         """before, after: gleam.instruments.inspect Looks (after: the same as before with no
