@@ -94,12 +94,17 @@ def main():
             page.wait_for_selector(".gl-chinspector-do select", timeout=180_000)
             page.wait_for_function(f"() => ({SPAN_JS})('inspector.prediction') !== null", timeout=180_000)
             weights, vocab = model_file()
+            page.wait_for_function("() => !document.querySelector('.pn-loading')", timeout=180_000)
             page.locator(".gl-chinspector-vocab input[type=file]").set_input_files(
                 {"name": "vocab.json", "mimeType": "application/json", "buffer": vocab})
+            page.wait_for_function(f"() => (({SPAN_JS})('inspector.file') || '').includes('vocab.json')", timeout=60_000)
             page.locator(".gl-chinspector-weights input[type=file]").set_input_files(
                 {"name": "gru128.safetensors", "mimeType": "application/octet-stream", "buffer": weights})
-            page.wait_for_function(f"() => (({SPAN_JS})('inspector.model') || '').startsWith('your file: a GRU, width {WIDTH}')",
-                                   timeout=120_000)
+            try:
+                page.wait_for_function(f"() => (({SPAN_JS})('inspector.model') || '').startsWith('your file: a GRU, width {WIDTH}')",
+                                       timeout=120_000)
+            except Exception:
+                raise SystemExit(f"the file was not loaded: {shown(page, 'inspector.error')!r} {shown(page, 'inspector.file')!r}")
             rng = np.random.default_rng(1)
             text = "".join(rng.choice(["a", "b"], LENGTH))
             box = field(page, "gl-chinspector-text")
