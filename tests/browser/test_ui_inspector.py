@@ -2,6 +2,7 @@
 page's controls shows what gleam gives for the same model, input and intervention (computed here);
 a typed text outside the alphabet is refused as text; malformed model files are each refused with a
 sentence naming the problem, the model in use staying, and a good one is then inspected."""
+import functools
 import json
 
 import numpy as np
@@ -19,24 +20,33 @@ pytestmark = pytest.mark.ui
 TEXT = "aaaabbbb"
 
 
-def open_inspector(lab):
-    """The inspector on its default model (a test before may have left another)."""
+def open_inspector(lab, text=None):
+    """The inspector on its default model (a test before may have left another), with `text` typed."""
     if lab.chapter_in_url() != "inspector" or lab.page.locator(".gl-chinspector-do").count() == 0:
         lab.show("inspector")
     name = next(c.name for c in subjects.choices() if c.id == DEFAULT_MODEL)
     lab.page.locator(".gl-chinspector-model select").select_option(label=name)
     lab.wait_text("inspector.model", lambda t: t == subjects.shipped(DEFAULT_MODEL, n=2).title, what="the default model")
+    if text is not None:
+        lab.fill("gl-chinspector-text", text)
+        lab.wait_text("inspector.input", lambda t: t == text, what=text)
 
 
 def choose(lab, cls, label):
     lab.page.locator(f".{cls} select").select_option(label=label)
 
 
+@functools.cache
+def default_model():
+    """(the default model's Subject, its fitted reference, its probe of #a − #b), made once."""
+    s = subjects.shipped(DEFAULT_MODEL)
+    return s, inspect.fit_reference(s.reference()), subjects.reading(s, "a_minus_b")
+
+
 def expected(action, text=TEXT, step=2, unit=1):
     """(prediction after, words) gleam gives for the default model."""
-    s = subjects.shipped(DEFAULT_MODEL)
-    ids, fit = s.encode(text), inspect.fit_reference(s.reference())
-    reading = subjects.reading(s, "a_minus_b")
+    s, fit, reading = default_model()
+    ids = s.encode(text)
     intervention = {"clamp": lambda: iv.clamp_unit(unit, 1.0, list(range(step, len(text)))),
                     "patch": lambda: iv.add_along(reading.direction, 2.0, [step]),
                     "swap": lambda: inspect.transplant(s.model, s.encode(next(
@@ -49,9 +59,7 @@ def expected(action, text=TEXT, step=2, unit=1):
 
 def test_one_of_each_intervention_shows_what_gleam_gives(shared_lab):
     lab = shared_lab
-    open_inspector(lab)
-    lab.fill("gl-chinspector-text", TEXT)
-    lab.wait_text("inspector.input", lambda t: t == TEXT, what=TEXT)
+    open_inspector(lab, TEXT)
     lab.fill("gl-chinspector-step", "2")
     lab.fill("gl-chinspector-unit", "1")
     for action in ("clamp", "patch", "swap", "erase"):
@@ -66,9 +74,7 @@ def test_one_of_each_intervention_shows_what_gleam_gives(shared_lab):
 
 def test_a_typed_text_outside_the_alphabet_is_refused_as_text(shared_lab):
     lab = shared_lab
-    open_inspector(lab)
-    lab.fill("gl-chinspector-text", TEXT)
-    lab.wait_text("inspector.input", lambda t: t == TEXT, what=TEXT)
+    open_inspector(lab, TEXT)
     lab.fill("gl-chinspector-text", "ab<i>z</i>")
     error = lab.wait_text("inspector.error", lambda t: "outside this model's alphabet" in t, what="the refusal")
     assert "'<'" in error and "'z'" in error

@@ -150,8 +150,8 @@ GROUPS = st.sampled_from(["counting · aⁿbⁿ · LSTM", "memory · cue–delay
 
 def subject_reads(group, text, label):
     s = small(group)
-    return s.encode(text), s.target(text) if isinstance(text, str) else s.encode(text), \
-        s.labels_of(text), subjects.reading(s, label)
+    ids = s.encode(text)                 # (refuses anything but a text of the alphabet)
+    return ids, s.target(text), s.labels_of(text), subjects.reading(s, label)
 
 
 def from_file(alphabet, task, n):
