@@ -42,7 +42,6 @@ from gleam.labs.memory.run import DISTRACTORS, normalized
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.sweep.config import child_seed
 from gleam.tasks.delayed_cue import CUES, QUERIES, channels
-from gleam.tasks.delayed_cue import _features as cue_features
 
 __all__ = ["SHIPPED", "TASKS", "SET_SIZE", "MAX_TEXT", "Choice", "Subject", "Reading", "choices", "shipped",
            "from_checkpoint", "reading"]
@@ -95,8 +94,11 @@ class Subject:
         if unknown:
             raise ValueError(f"text has {', '.join(map(repr, unknown))}, outside this model's alphabet "
                              f"{self.alphabet!r}")
-        if self.amplitude is not None:       # cue_delay's own features (channels CUES + DISTRACTORS + QUERIES)
-            return cue_features(text, DISTRACTORS, self.amplitude)
+        if self.amplitude is not None:
+            F = np.zeros((len(text), len(self.alphabet)))
+            for t, ch in enumerate(text):
+                F[t, self.alphabet.index(ch)] = self.amplitude if ch in DISTRACTORS else 1.0
+            return F
         return np.array([self.alphabet.index(ch) for ch in text], dtype=np.int64)
 
     def target(self, text):
