@@ -26,6 +26,7 @@ import param
 from gleam_lab import content
 from gleam_lab.app import chapters
 from gleam_lab.app.widgets import a11y, navigation, progress, saving, share, url_state
+from gleam_lab.app.widgets.trained_here import TrainedHere
 from gleam_lab.app.widgets import dark   # the light/dark theme: its toggle and the figures' colours
 from gleam_lab.app.widgets.page import gv, html_pane, served
 from gleam_lab.app.widgets.theme import variables_css
@@ -116,6 +117,7 @@ class Lab(pn.viewable.Viewer):
         super().__init__(**params)
         self._views = {}
         self.on_build = []      # callables given each chapter viewer as soon as it is built
+        self.trained_here = TrainedHere()     # what a lab's retrain trained, for the inspector
         self._nav = {}
         self._location = location
         self._applying = False       # controls are being set from the URL: write it once, after
@@ -181,6 +183,9 @@ class Lab(pn.viewable.Viewer):
             self._views[chapter_id] = viewer
             viewer.show_widget_only(self.widget_only, self.embed)
             saving.add_save_buttons(chapter_id, viewer.__panel__())
+            share_trained = getattr(viewer, "share_trained", None)
+            if share_trained is not None:        # the labs' retrains and the inspector
+                share_trained(self.trained_here)
             for hook in self.on_build:          # (the theme styles it before it is shown)
                 hook(viewer)
             names = list(viewer.url_controls())

@@ -72,6 +72,13 @@ def timed(page, act, key, timeout=30_000):
     return handle.json_value() - t0
 
 
+def pick(page, kind, file):
+    """Choose `file` with the inspector's picker of `kind` (app.widgets.file_pick opens the chooser)."""
+    with page.expect_file_chooser() as chooser:
+        page.locator(f".gl-chinspector-{kind} button").click()
+    chooser.value.set_files(file)
+
+
 def field(page, cls):
     return page.locator(f".{cls} input").first
 
@@ -95,11 +102,9 @@ def main():
             page.wait_for_function(f"() => ({SPAN_JS})('inspector.prediction') !== null", timeout=180_000)
             weights, vocab = model_file()
             page.wait_for_function("() => !document.querySelector('.pn-loading')", timeout=180_000)
-            page.locator(".gl-chinspector-vocab input[type=file]").set_input_files(
-                {"name": "vocab.json", "mimeType": "application/json", "buffer": vocab})
+            pick(page, "vocab", {"name": "vocab.json", "mimeType": "application/json", "buffer": vocab})
             page.wait_for_function(f"() => (({SPAN_JS})('inspector.file') || '').includes('vocab.json')", timeout=60_000)
-            page.locator(".gl-chinspector-weights input[type=file]").set_input_files(
-                {"name": "gru128.safetensors", "mimeType": "application/octet-stream", "buffer": weights})
+            pick(page, "weights", {"name": "gru128.safetensors", "mimeType": "application/octet-stream", "buffer": weights})
             try:
                 page.wait_for_function(f"() => (({SPAN_JS})('inspector.model') || '').startsWith('your file: a GRU, width {WIDTH}')",
                                        timeout=120_000)

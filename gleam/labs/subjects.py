@@ -8,6 +8,8 @@ per character, and the task's rule for the answer to a typed text (None where th
                             record of SHIPPED whose weights ship (gleam.pretrained)
     shipped(id, n=SET_SIZE) that model as a Subject, rebuilt from its record's config and weights;
                             n examples per set
+    from_run(run, metrics, n)  a model trained in the page (the memory lab's or the extrapolation
+                            lab's retrain) as a Subject: its weights as they are, its run's sets
     from_checkpoint(ck, n)  a loaded file's model (gleam.checkpoints.Checkpoint) as a Subject; if
                             its vocabulary's task is one of TASKS and fits, with that task's sets
                             (its status then says how many of the first set's examples it answers
@@ -38,13 +40,13 @@ from gleam import checks, pretrained, tasks
 from gleam.instruments.control import probe_report
 from gleam.labs.extrapolation import automata
 from gleam.labs.extrapolation.counting import CountingRun
-from gleam.labs.memory.run import DISTRACTORS, normalized
+from gleam.labs.memory.run import DISTRACTORS, CueDelayRun, normalized
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.sweep.config import child_seed
 from gleam.tasks.delayed_cue import CUES, QUERIES, channels
 
 __all__ = ["SHIPPED", "TASKS", "SET_SIZE", "MAX_TEXT", "Choice", "Subject", "Reading", "choices", "shipped",
-           "from_checkpoint", "reading"]
+           "from_checkpoint", "from_run", "reading"]
 
 SHIPPED = {"memory": "cells", "extrapolation": "counting"}     # lab -> its many-to-one experiment
 TASKS = ("anbn", "anbncn")          # a file's task that gives it sets and a rule
@@ -219,6 +221,23 @@ def _counting_sets(config, n):
     return sets
 
 
+def _memory_sets(c, n):
+    data_ss = np.random.SeedSequence(c["seed"]).spawn(6)
+    options = {"p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"], "amplitude": c["amplitude"]}
+    delay = c["delay"] if isinstance(c["delay"], int) else tuple(c["delay"])
+    said = f"delay {delay}" if isinstance(delay, int) else "delays {}–{}".format(*delay)
+    return {f"test: {said}, as trained": tasks.cue_delay(n, child_seed(data_ss[0]) + 1, delay=delay, **options),
+            "longer delays: 60–80": tasks.cue_delay(n, child_seed(data_ss[5]), delay=(60, 80), **options)}
+
+
+def _memory_title(c):
+    return f"memory · cue–delay · {CELL_NAMES[c['cell']]} · ~{int(c['params']):,} parameters · lr {c['lr']:g} · seed {c['seed']}"
+
+
+def _counting_title(c):
+    return f"counting · {c['kind']} · {CELL_NAMES[c['cell']]} · seed {c['seed']}"
+
+
 def shipped(choice_id, n=SET_SIZE):
     """The Subject of one shipped model (module docstring)."""
     n = checks.integer("n", n, minimum=2, maximum=2000)
@@ -228,19 +247,44 @@ def shipped(choice_id, n=SET_SIZE):
     status = "learned" if m["learned"] else "not learned"
     if lab == "memory":
         alphabet = channels(DISTRACTORS)
-        data_ss = np.random.SeedSequence(c["seed"]).spawn(6)
-        options = {"p_needs_cue": c["p_needs_cue"], "p_supersede": c["p_supersede"], "amplitude": c["amplitude"]}
-        lo, hi = c["delay"]
-        sets = {f"test: delays {lo}–{hi}, as trained":
-                tasks.cue_delay(n, child_seed(data_ss[0]) + 1, delay=(lo, hi), **options),
-                "longer delays: 60–80": tasks.cue_delay(n, child_seed(data_ss[5]), delay=(60, 80), **options)}
         model = _model(c["cell"], len(alphabet), m["n"], 2, weights)
-        title = f"memory · cue–delay · {CELL_NAMES[c['cell']]} · ~{int(c['params']):,} parameters · lr {c['lr']:g} · seed {c['seed']}"
-        return Subject(title, model, alphabet, ("0", "1"), status, "cue_delay", sets, c["amplitude"])
+        return Subject(_memory_title(c), model, alphabet, ("0", "1"), status, "cue_delay", _memory_sets(c, n),
+                       c["amplitude"])
     alphabet = "ab" if c["kind"] == "anbn" else "abc"
     model = _model(c["cell"], len(alphabet), weights["Wo"].shape[1], 2, weights)
-    title = f"counting · {c['kind']} · {CELL_NAMES[c['cell']]} · seed {c['seed']}"
-    return Subject(title, model, alphabet, ("reject", "accept"), status, c["kind"], _counting_sets(c, n))
+    return Subject(_counting_title(c), model, alphabet, ("reject", "accept"), status, c["kind"], _counting_sets(c, n))
+
+
+def from_run(run, metrics, n=SET_SIZE):
+    """The Subject of a model trained in the page, as it is now: a copy of `run`'s weights (training
+    on changes nothing here). `run` is a gleam.labs.memory.run.CueDelayRun (the memory lab's retrain) or a CountingRun in accept mode (the extrapolation lab's counting retrain);
+    `metrics` its metrics() for these weights. Its sets are drawn from its config's seed as a shipped
+    model's; its status says the updates taken and whether its held-in score reaches the criterion
+    fixed for the experiment (gleam.labs.stepped): "learned" or "not learned"."""
+    n = checks.integer("n", n, minimum=2, maximum=2000)
+    if isinstance(run, CueDelayRun):
+        c = run.config
+        alphabet, classes, task, sets = run.vocab, ("0", "1"), "cue_delay", _memory_sets(c, n)
+        title = _memory_title(c)
+    elif isinstance(run, CountingRun) and run.config["mode"] == "accept":
+        c = run.config
+        alphabet, classes, task, sets = run.vocab, ("reject", "accept"), c["kind"], _counting_sets(c, n)
+        title = _counting_title(c)
+    else:
+        raise ValueError(f"run must be a cue–delay run or a counting run that accepts or rejects; "
+                         f"got a {type(run).__name__}" + (f" in {run.config['mode']!r} mode"
+                                                         if isinstance(run, CountingRun) else ""))
+    if not isinstance(metrics, dict):
+        raise ValueError(f"metrics must be the run's metrics() (a dict), got {type(metrics).__name__}")
+    try:
+        heldin, criterion = float(run.heldin_score(metrics)), run.config["criterion"]
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"metrics must be the run's metrics(): {e!s:.60} is missing or not a number") from None
+    model = _model(c["cell"], len(alphabet), run.model.config.n, 2, run.model.params)
+    status = (f"trained in this page: {run.steps:,} updates; held-in score {heldin:.3f} against the criterion "
+              f"{criterion:g}: {'learned' if heldin >= criterion else 'not learned'}")
+    return Subject(f"trained here · {title}", model, alphabet, classes, status, task, sets,
+                   c["amplitude"] if task == "cue_delay" else None)
 
 
 def from_checkpoint(ck, n=SET_SIZE):

@@ -140,6 +140,26 @@ def test_a_loaded_file_is_inspected_and_a_refused_one_leaves_the_model_in_use():
     assert "MB" in c.values()["inspector.error"] and c.model == FILE
 
 
+def test_the_file_pickers_hand_over_what_the_browser_read_and_say_what_it_refused():
+    import base64
+    import json
+    from gleam_lab.app.chapters.inspector.files import LIMITS
+    c = InspectorChapter()
+    c.__panel__()
+    model = c.values()["inspector.model"]
+    find(c, "gl-chinspector-weights-sink").value = json.dumps(["1", "big.safetensors", LIMITS["weights"] + 1, None])
+    v = c.values()
+    assert v["inspector.error"] == (f"File 'big.safetensors' not loaded: it is {LIMITS['weights'] + 1:,} bytes, over "
+                                    f"the page's limit of {LIMITS['weights']:,} (12 MB) for a model file; none of it "
+                                    "was read. The model in use stays.")
+    assert v["inspector.model"] == model and LIMITS["weights"] < checkpoints.MAX_BYTES
+    data, vocab = _file()
+    for kind, name, blob in (("vocab", "mine.json", json.dumps(vocab).encode()), ("weights", "mine.safetensors", data)):
+        find(c, f"gl-chinspector-{kind}-sink").value = json.dumps(["2", name, len(blob), base64.b64encode(blob).decode()])
+    assert c.model == FILE and c.values()["inspector.file"] == f"Loaded 'mine.safetensors' with 'mine.json': {c.subject.title}."
+    assert find(c, "gl-chinspector-weights-sink").value == ""          # the same file again is news
+
+
 def test_the_picker_puts_an_example_in_the_input(page):
     c = page
     control(c, "model", COUNTING)
@@ -162,3 +182,38 @@ def test_another_model_that_cannot_read_the_input_opens_on_its_first_example(pag
     first = next(iter(c.subject.sets.values()))[0].text
     assert c.text == "" and c.values()["inspector.input"] == first and c.values()["inspector.error"] == ""
     assert c.values()["inspector.model"] == c.subject.title
+
+
+def test_a_model_trained_in_a_labs_retrain_is_offered_and_inspected_as_gleam_makes_it():
+    from gleam_lab.app.chapters.extrapolation_lab.retrain import config_of
+    from gleam_lab.app.lab import Lab
+    from gleam.labs.extrapolation.counting import CountingRun
+    from surface import click
+    lab = Lab(chapter="inspector")
+    c = lab.view("inspector")
+    model, shown_before = c.model, c.values()["inspector.model"]
+    control(c, "model", "trained/extrapolation")            # nothing trained yet: said, the model stays
+    v = c.values()
+    assert c.model == model and v["inspector.model"] == shown_before
+    assert v["inspector.error"].startswith("Nothing is trained in this page yet in the extrapolation lab's retrain")
+    lab.chapter = "extrapolation"
+    x = lab.view("extrapolation")
+    click(x, "gl-chextrapolation-rt-step")                  # experiment 1 (brackets): not one the inspector reads
+    assert lab.trained_here.subjects == {}
+    x.experiment, x.kind, x.seed = "2. counting (accept)", "anbncn", 5
+    for _ in range(3):
+        click(x, "gl-chextrapolation-rt-step")              # each Step is measured: the last is offered
+    run = CountingRun(config_of("2. counting (accept)", x.cell, "anbncn", 5))
+    run.step(3)
+    want = subjects.from_run(run, run.metrics())
+    lab.chapter = "inspector"
+    control(c, "model", "trained/extrapolation")
+    v = c.values()
+    assert v["inspector.model"] == want.title and v["inspector.status"] == want.status
+    assert v["inspector.status"].startswith("trained in this page: 3 updates; held-in score")
+    text = next(iter(want.sets.values()))[0].text
+    look = inspect.look(want.model, want.encode(text), inspect.fit_reference(want.reference()))
+    assert v["inspector.input"] == text and v["inspector.prediction"] == said(want, look)
+    lab.chapter = "extrapolation"
+    click(x, "gl-chextrapolation-rt-step")                  # a newer measurement replaces the one in use
+    assert c.values()["inspector.status"].startswith("trained in this page: 4 updates")

@@ -1,7 +1,9 @@
 """The model inspector in the browser, in both modes: one of each intervention driven through the
 page's controls shows what gleam gives for the same model, input and intervention (computed here);
 a typed text outside the alphabet is refused as text; malformed model files are each refused with a
-sentence naming the problem, the model in use staying, and a good one is then inspected."""
+sentence naming the problem (one over the page's size limit before any of it is sent), the model
+in use staying, and a good one is then inspected; a model trained in the extrapolation lab's retrain
+is offered and inspected as gleam makes it."""
 import functools
 import json
 
@@ -12,6 +14,7 @@ from gleam import checkpoints
 from gleam.instruments import inspect, interventions as iv
 from gleam.labs import subjects
 from gleam_lab.app.chapters.inspector import ACTIONS, DEFAULT_MODEL
+from gleam_lab.app.chapters.inspector.files import LIMITS
 from gleam_lab.content import fmt_fixed
 from helpers import wait_until
 
@@ -96,8 +99,9 @@ VOCAB = {"alphabet": ["a", "b"], "classes": ["reject", "accept"], "layer": "GRU"
 
 
 def upload(lab, kind, name, data, mime="application/octet-stream"):
-    lab.page.locator(f".gl-chinspector-{kind} input[type=file]").set_input_files(
-        {"name": name, "mimeType": mime, "buffer": data})
+    with lab.page.expect_file_chooser() as chooser:
+        lab.page.locator(f".gl-chinspector-{kind} button").click()
+    chooser.value.set_files({"name": name, "mimeType": mime, "buffer": data})
 
 
 def test_malformed_files_are_refused_by_name_and_a_good_one_is_inspected(shared_lab):
@@ -112,7 +116,8 @@ def test_malformed_files_are_refused_by_name_and_a_good_one_is_inspected(shared_
            "shapes": (_file(**{"head.weight": np.zeros((2, 4))}), "weight"),
            "nan": (_file(**{"gru.bias_hh_l0": np.full(15, np.nan)}), "finite"),
            "bidirectional": (_file(**{"gru.weight_ih_l0_reverse": np.zeros((15, 2))}), "bidirectional"),
-           "two layers": (_file(**{"gru.weight_ih_l1": np.zeros((15, 5))}), "layer")}
+           "two layers": (_file(**{"gru.weight_ih_l1": np.zeros((15, 5))}), "layer"),
+           "oversized": (bytes(LIMITS["weights"] + 1), "over the page's limit")}
     for what, (data, word) in bad.items():
         upload(lab, "weights", f"{what}.safetensors", data)
         error = lab.wait_text("inspector.error", lambda t: t.startswith(f"File '{what}.safetensors' not loaded:"),
@@ -127,3 +132,30 @@ def test_malformed_files_are_refused_by_name_and_a_good_one_is_inspected(shared_
     want = f"{ck.classes[look.prediction]} (p = {fmt_fixed(look.probabilities[look.prediction], 3)})"
     wait_until(lambda: lab.text("inspector.prediction") == want, page=lab.page, message=f"prediction {want}")
     assert lab.text("inspector.error") == ""
+
+
+def test_a_model_trained_in_the_extrapolation_lab_is_offered_and_inspected(shared_lab):
+    from gleam_lab.app.chapters.extrapolation_lab.retrain import config_of
+    from gleam.labs.extrapolation.counting import CountingRun
+    lab = shared_lab
+    lab.show("extrapolation")
+    choose(lab, "gl-chextrapolation-x", "2. counting (accept)")
+    choose(lab, "gl-chextrapolation-cell", "GRU")
+    choose(lab, "gl-chextrapolation-kind", "aⁿbⁿ")
+    lab.wait_text("extrapolation.retrain.updates", lambda t: t == "0", what="0 (a new run)")
+    for k in (1, 2):
+        lab.click("gl-chextrapolation-rt-step")
+        lab.wait_text("extrapolation.retrain.updates", lambda t: t == str(k), what=f"{k} update(s)")
+    lab.wait_text("extrapolation.retrain.mine.iid_accuracy", lambda t: t != "—", what="the stepped model measured")
+    run = CountingRun(config_of("2. counting (accept)", "gru_torch", "anbn", 0))
+    run.step(2)
+    want = subjects.from_run(run, run.metrics())
+    lab.show("inspector")
+    choose(lab, "gl-chinspector-model", "the extrapolation lab's retrain")
+    lab.wait_text("inspector.model", lambda t: t == want.title, what=want.title)
+    assert lab.text("inspector.status") == want.status
+    text = next(iter(want.sets.values()))[0].text
+    look = inspect.look(want.model, want.encode(text))
+    said = f"{want.classes[look.prediction]} (p = {fmt_fixed(look.probabilities[look.prediction], 3)})"
+    lab.wait_text("inspector.prediction", lambda t: t == said, what=said)
+    assert lab.text("inspector.input") == text and lab.text("inspector.error") == ""

@@ -111,6 +111,56 @@ def test_a_files_model_with_a_task_gets_its_sets_and_without_one_none():
     assert plain.sets == {} and plain.labels == {} and plain.target("ab") is None and plain.reference() is None
 
 
+def _short_run(lab, **extra):
+    """A run of the page's retrain at a tiny budget, a few updates in."""
+    if lab == "memory":
+        config = {**pretrained.SPECS["memory"]["horizons"]["fixed"], "cell": "gru_torch", "seed": 3, "n_train": 320,
+                  "n_test": 60, "epochs": 1, "n_val": 0, "check_every": 0, **extra}
+        run = CueDelayRun(config)
+    else:
+        config = {**pretrained.SPECS["extrapolation"]["counting"]["fixed"], "cell": "lstm", "kind": "anbncn", "seed": 1,
+                  "n_train": 320, "n_test": 60, "epochs": 1, "n_val": 0, "check_every": 0, **extra}
+        run = CountingRun(config)
+    run.step(2)
+    return run
+
+
+@pytest.mark.parametrize("lab", ["memory", "extrapolation"])
+def test_a_model_trained_in_the_page_is_a_copy_measured_as_its_run_measured_it(lab):
+    run = _short_run(lab)
+    metrics = run.metrics()
+    subject = subjects.from_run(run, metrics, n=60)
+    first = next(iter(subject.sets))
+    if lab == "memory":
+        assert subject.sets[first] == run.test_examples and "delay 16" in first
+        score = accuracy(subject, subject.sets[first])
+        assert score == metrics["test_accuracy"]
+        cue = [e for e in subject.sets[first] if e.text[-1] == "?"]
+        heldin = min(score, accuracy(subject, cue))
+    else:
+        assert subject.sets[first] == run.iid_examples and subject.task == "anbncn"
+        heldin = accuracy(subject, subject.sets[first])
+        assert heldin == metrics["iid_accuracy"]
+    verdict = "learned" if heldin >= run.config["criterion"] else "not learned"
+    assert subject.status == (f"trained in this page: 2 updates; held-in score {heldin:.3f} against the criterion "
+                              f"{run.config['criterion']:g}: {verdict}")
+    text = subject.sets[first][0].text
+    before = subject.model.forward(subjects._batch(subject.encode(text)))[0]
+    run.step(3)                                     # training on changes nothing of the copy
+    assert np.array_equal(subject.model.forward(subjects._batch(subject.encode(text)))[0], before)
+    assert not np.array_equal(run.model.forward(subjects._batch(subject.encode(text)))[0], before)
+
+
+def test_a_run_the_inspector_cannot_read_is_refused_by_name():
+    with pytest.raises(ValueError, match="accepts or rejects; got a CountingRun in 'predict' mode"):
+        subjects.from_run(_short_run("extrapolation", mode="predict"), {})
+    run = _short_run("memory")
+    with pytest.raises(ValueError, match="metrics must be the run's metrics"):
+        subjects.from_run(run, None)
+    with pytest.raises(ValueError, match="got a str"):
+        subjects.from_run("a run", {})
+
+
 def test_refusals_name_the_problem():
     with pytest.raises(ValueError, match="names no shipped record"):
         subjects.shipped("memory/cells/0000000000000000")
@@ -159,6 +209,19 @@ def from_file(alphabet, task, n):
     return subjects.from_checkpoint(checkpoints.load(data, vocab), n).title
 
 
+RUNS = {}
+
+
+def from_short_run(lab, metrics, n):
+    """subjects.from_run of a short run (made once per lab) with its own metrics, others or none."""
+    if lab not in RUNS and lab != "a run":
+        run = _short_run(lab)
+        RUNS[lab] = (run, run.metrics())
+    run, own = RUNS.get(lab, (lab, {}))
+    metrics = own if metrics == "its own" else ({"iid_accuracy": 1.0} if metrics == "none of them" else metrics)
+    return subjects.from_run(run, metrics, n).status
+
+
 TABLE = [
     E(subjects.shipped, call(IDS, st.one_of(st.integers(2, 4), BAD_SIZES)), aliases=("id", "n"),
       covers=(subjects.shipped, subjects.Subject)),
@@ -168,6 +231,10 @@ TABLE = [
                       st.one_of(st.integers(2, 3), BAD_SIZES)), aliases=("vocab", "n", "task"),
       covers=(subjects.from_checkpoint,)),
     E(subjects.choices, call(), covers=(subjects.choices, subjects.Choice)),
+    E(from_short_run, call(st.sampled_from(["memory", "extrapolation", "a run"]),
+                           st.one_of(st.sampled_from(["its own", "none of them"]), BAD_SCALARS),
+                           st.one_of(st.integers(2, 3), BAD_SIZES)), aliases=("run", "metrics", "n"),
+      covers=(subjects.from_run,)),
 ]
 
 

@@ -10,7 +10,7 @@ import panel as pn
 import param
 
 from gleam_lab.app.chapters.base import ChapterViewer
-from gleam_lab.app.chapters.extrapolation_lab.retrain import DEMO, EXPERIMENTS, config_of, new_retrain
+from gleam_lab.app.chapters.extrapolation_lab.retrain import DEMO, EXPERIMENTS, LAB, config_of, new_retrain
 from gleam_lab.app.chapters.extrapolation_lab.trained import CELLS, KINDS, TrainedResults
 from gleam_lab.app.widgets.page import card, gv, html_pane
 from gleam_lab.content import fmt_comma
@@ -64,6 +64,10 @@ class ExtrapolationLabChapter(ChapterViewer):
             "The shipped run of the same setting, beside it, trained longer, to the criterion (the tables above), so "
             "the two are not expected to agree. The arithmetic heads are not recurrent models and are not retrained "
             "here.</div>")
+
+    def share_trained(self, trained_here):
+        """Offer each model the retrain measures to the inspector (app.widgets.trained_here)."""
+        trained_here.watch_retrain(LAB, self.retrain)
 
     def leave(self):
         self.retrain.loop.training = False

@@ -31,8 +31,11 @@ PER_CELL = {"sums": SUMS_RUNS}
 BUDGET_KEYS = ("n_train", "n_examples", "epochs", "n_val", "check_every", "criterion", "stop_at", "analyse")
 
 
+LAB = "extrapolation"           # the lab in gleam (gleam.pretrained, gleam.labs.subjects)
+
+
 def _specs():
-    return pretrained.SPECS["extrapolation"]
+    return pretrained.SPECS[LAB]
 
 
 def cells_of(experiment):

@@ -1,7 +1,8 @@
 """The model inspector: one trained recurrent network and one input, taken apart in the page.
 
 The model is one of the research labs' shipped models (gleam.labs.subjects: each named by its
-experiment, cell and seed, with its learned / not learned status) or your own PyTorch checkpoint
+experiment, cell and seed, with its learned / not learned status), a model trained in this page by
+a lab's retrain (app.widgets.trained_here: the last one measured), or your own PyTorch checkpoint
 (.files). The input is typed (checked against the model's alphabet) or picked from the task's
 sets, in and out of distribution. Shown (gleam.instruments.inspect, .views): the prediction and
 the task's answer, the states as heatmaps, the probe's reading after each character beside the
@@ -22,10 +23,13 @@ from gleam_lab.app.chapters.inspector.files import InspectorFiles
 from gleam_lab.app.chapters.inspector import weights
 from gleam_lab.app.chapters.inspector.views import InspectorViews
 from gleam_lab.app.widgets.page import card, gv, html_pane, wrap_row
+from gleam_lab.app.widgets.trained_here import TrainedHere
 from gleam_lab.content import fmt_fixed
 
 CHOICES = subjects.choices()
 FILE = "file"
+TRAINED = {f"trained/{lab}": lab for lab in subjects.SHIPPED}      # model id -> the lab whose retrain trained it
+TRAINED_LABS = {lab: f"the {lab} lab's retrain" for lab in subjects.SHIPPED}
 DEFAULT_MODEL = next(c.id for c in CHOICES if c.group == "counting · aⁿbⁿ · LSTM" and c.learned)
 ACTIONS = {"none": "none", "clamp": "clamp a unit of h from a character on",
            "patch": "patch h along the probe's direction at a character",
@@ -49,7 +53,8 @@ class InspectorChapter(ChapterViewer):
     chapter_id = "inspector"
     url_names = {"action": "do", "other": "with"}
 
-    model = param.Selector(default=DEFAULT_MODEL, objects=[c.id for c in CHOICES] + [FILE], label="Model")
+    model = param.Selector(default=DEFAULT_MODEL, objects=[c.id for c in CHOICES] + list(TRAINED) + [FILE],
+                           label="Model")
     text = param.String(default="", label="Input (empty: the first test example)")
     probe = param.Selector(default="a_minus_b", objects=list(LABEL_NAMES), label="Probe of h")
     action = param.Selector(default="none", objects=list(ACTIONS), label="Intervention")
@@ -63,6 +68,7 @@ class InspectorChapter(ChapterViewer):
         super().__init__(**params)
         self.views, self.files = InspectorViews(), InspectorFiles(self)
         self._loaded, self._file_subject = {}, None
+        self._trained = TrainedHere()        # the Lab's, once it shares it (share_trained)
         self._error = self._file_note = self._words = ""
         self._shown = {}
         self._summary, self._probe_note = html_pane(), html_pane()
@@ -71,9 +77,20 @@ class InspectorChapter(ChapterViewer):
         self._use(self._subject_of(self.model))
 
     # ------------------------------------------------------------ the model
+    def share_trained(self, trained_here):
+        """Offer the models the labs' retrains train in this page (app.widgets.trained_here)."""
+        self._trained = trained_here
+        trained_here.param.watch(lambda event: self._on_trained(), "offered")
+
+    def _on_trained(self):
+        if self.model in TRAINED and self.subject is not self._subject_of(self.model):
+            self._use(self._subject_of(self.model))      # the newer measurement of the model in use
+
     def _subject_of(self, model_id):
         if model_id == FILE:
             return self._file_subject
+        if model_id in TRAINED:
+            return self._trained.subjects.get(TRAINED[model_id])
         if model_id not in self._loaded:
             weights.ensure(model_id.split("/")[0])
             self._loaded[model_id] = subjects.shipped(model_id)
@@ -102,6 +119,12 @@ class InspectorChapter(ChapterViewer):
             self.model = self._current_id()     # (shown again)
             self.say(error="No file is loaded yet: load a model and its vocabulary below. The model in use stays.")
             return
+        if self.model in TRAINED and self._subject_of(self.model) is None:
+            lab, self.model = TRAINED[self.model], self._current_id()
+            self.say(error=f"Nothing is trained in this page yet in {TRAINED_LABS[lab]}: train a model there that "
+                           "this page reads (cue–delay in the memory lab, experiment 2's counting in the extrapolation "
+                           "lab), then Pause — it is measured and offered here. The model in use stays.")
+            return
         try:
             subject = self._subject_of(self.model)
         except ValueError as e:
@@ -112,8 +135,10 @@ class InspectorChapter(ChapterViewer):
 
     def _current_id(self):
         """The id of the model in use."""
-        return FILE if self.subject is self._file_subject else next(
-            k for k, s in self._loaded.items() if s is self.subject)
+        if self.subject is self._file_subject:
+            return FILE
+        mine = {**self._loaded, **{k: self._trained.subjects.get(lab) for k, lab in TRAINED.items()}}
+        return next(k for k, s in mine.items() if s is self.subject)
 
     def install_file(self, subject):
         """Inspect a model loaded from a file (.files) from now on."""
@@ -246,6 +271,7 @@ class InspectorChapter(ChapterViewer):
         groups = {}
         for c in CHOICES:
             groups.setdefault(c.group, {})[c.name] = c.id
+        groups["trained in this page"] = {name: f"trained/{lab}" for lab, name in TRAINED_LABS.items()}
         groups["your own model"] = {"the file you loaded": FILE}
         model = self.control("model", w.Select, options=[], groups=groups, width=300)
         chooser = pn.Column(model, *self.files.controls(), width=320)

@@ -12,7 +12,7 @@ import panel as pn
 import param
 
 from gleam_lab.app.chapters.base import ChapterViewer
-from gleam_lab.app.chapters.memory_lab.retrain import BIASES, BUDGETS, DEMO, HORIZONS, LRS, TASKS, config_of, new_retrain
+from gleam_lab.app.chapters.memory_lab.retrain import BIASES, BUDGETS, DEMO, HORIZONS, LAB, LRS, TASKS, config_of, new_retrain
 from gleam_lab.app.chapters.memory_lab.trained import CELLS, TrainedResults
 from gleam_lab.app.widgets.figures import LinePlot
 from gleam_lab.app.widgets.page import card, gv, html_pane, table, wrap_row
@@ -98,6 +98,10 @@ class MemoryLabChapter(ChapterViewer):
         self.retrain.replace(self._config())
         if "forget_bias" in self._widgets:
             self._widgets["forget_bias"].disabled = self.cell != "lstm"
+
+    def share_trained(self, trained_here):
+        """Offer each model the retrain measures to the inspector (app.widgets.trained_here)."""
+        trained_here.watch_retrain(LAB, self.retrain)
 
     def leave(self):
         self.retrain.loop.training = False

@@ -12,7 +12,8 @@ from gleam_lab.app.widgets import retrain
 from gleam import pretrained
 from gleam.labs.memory import run as sweep_memory
 
-SPECS = pretrained.SPECS["memory"]
+LAB = "memory"                  # the lab in gleam (gleam.pretrained, gleam.labs.subjects)
+SPECS = pretrained.SPECS[LAB]
 TASKS = {"long delay ({} to {})".format(*SPECS["cells"]["fixed"]["delay"]): "cells",
          f"fixed delay of {SPECS['horizons']['fixed']['delay']}": "horizons"}
 # the choices: the experiments' settings
