@@ -1,11 +1,14 @@
 """One model, one input, taken apart: what the inspector page shows, as numbers.
 
-    look(model, ids, reference=None) -> Look
+    look(model, ids, reference=None, known=None) -> Look
         the prediction and its probabilities, the state after each character (h, and an LSTM's
         c), the states' path on the first two principal components of `reference` (the states of
         a test set: (N, n) rows, or their PCA from fit_reference(rows), fitted once; None: of this
-        input's own states), and the largest singular
-        value of ∂h_{t+1}/∂h_t along the input (gleam.instruments.stability)
+        input's own states), and the largest singular value of ∂h_{t+1}/∂h_t along the input
+        (gleam.instruments.stability's Jacobians; σ_max = √ of the largest eigenvalue of J Jᵀ, within
+        a few ulps of an SVD's and several times faster). known: (other ids, their Look) of the same
+        model: the steps the two inputs share from the start keep its sensitivities (∂h_{t+1}/∂h_t
+        depends only on the characters up to t + 1), checked by the states being the same
     edit(model, ids, intervention, reference=None) -> (Look before, Look after)
         the same input with an intervention (gleam.instruments.interventions' dicts, or an input
         replaced by gleam.instruments.input_interventions.zero_input) and without it
@@ -23,7 +26,7 @@ import numpy as np
 from gleam import checks
 from gleam.losses import softmax
 from gleam.instruments.states import PCA, pca
-from gleam.instruments.stability import singular_values, state_jacobians
+from gleam.instruments.stability import state_jacobians
 from gleam.seqmodel import SeqModel
 
 __all__ = ["Look", "look", "edit", "transplant", "fit_reference", "in_words", "as_batch"]
@@ -72,7 +75,36 @@ def fit_reference(rows):
     return pca(rows, min(2, *rows.shape))
 
 
-def _look(model, X, intervene, reference):
+def _sigma_max(Js):
+    """The largest singular value of each matrix of a (k, m, m) stack."""
+    if len(Js) == 0:
+        return np.zeros(0)
+    return np.sqrt(np.maximum(np.linalg.eigvalsh(Js @ np.swapaxes(Js, 1, 2))[:, -1], 0.0))
+
+
+def _shared(model, X, states, known):
+    """How many leading sensitivities of `known` = (ids, Look) hold for X (module docstring)."""
+    if known is None:
+        return 0, None
+    if not (isinstance(known, tuple) and len(known) == 2 and isinstance(known[1], Look)):
+        raise ValueError("known must be (ids, look(model, ids, ...)) of another input to this model")
+    ids, other = known
+    try:
+        Y = as_batch(model, ids)
+    except ValueError as e:
+        raise ValueError(f"known: {e}") from None
+    if Y.shape[1:] != X.shape[1:] or len(other.states) != len(Y) or len(other.sensitivity) != max(len(Y) - 1, 0):
+        raise ValueError("known: its ids and its Look do not describe one input of this model's kind")
+    k = 0
+    while k < min(len(X), len(Y)) and np.array_equal(X[k], Y[k]) and np.array_equal(states[k], other.states[k]):
+        k += 1
+    shared = max(k - 1, 0)      # J_s for s + 1 < k reads only the shared characters
+    if not np.all(np.isfinite(other.sensitivity[:shared])):
+        return 0, None
+    return shared, other.sensitivity[:shared]
+
+
+def _look(model, X, intervene, reference, known=None):
     logits, hs, caches = model.forward(X, intervene=intervene)
     p = softmax(logits[0])
     states = hs[:, 0]
@@ -84,15 +116,26 @@ def _look(model, X, intervene, reference):
     path, explained = np.zeros((len(states), 2)), np.zeros(2)
     path[:, :k], explained[:k] = fit.transform(states), fit.explained_variance_ratio
     if len(X) > 1 and not intervene:
-        sensitivity = np.array([singular_values(J)[0] for J in state_jacobians(model, X)])
+        shared, kept = _shared(model, X, states, known)
+        sensitivity = _sigma_max(state_jacobians(model, X[shared:], h0=_state_at(states, cells, shared)))
+        if shared:
+            sensitivity = np.concatenate([kept, sensitivity])
     else:       # (under an intervention the state is not the recurrence's: no Jacobian of it)
         sensitivity = np.full(len(X) - 1, np.nan) if intervene else np.zeros(0)
     return Look(int(np.argmax(p)), p, states, cells, path, explained, sensitivity)
 
 
-def look(model, ids, reference=None):
+def _state_at(states, cells, shared):
+    """The state the run enters step `shared` with (None: the start)."""
+    if shared == 0:
+        return None
+    h = states[shared - 1][None]
+    return h if cells is None else (h, cells[shared - 1][None])
+
+
+def look(model, ids, reference=None, known=None):
     """The Look of `ids` (module docstring)."""
-    return _look(model, as_batch(model, ids), None, reference)
+    return _look(model, as_batch(model, ids), None, reference, known)
 
 
 def edit(model, ids, intervention, reference=None, before=None):

@@ -32,6 +32,20 @@ def looks(draw):
 
 
 @st.composite
+def known_looks(draw):
+    """look(model, ids, known=...) with a known of another input of the model (when its Look can be
+    made), of its own, or a bad one."""
+    model = draw(model_setup())[0]
+    ids, other = draw(ids_for(model)), draw(ids_for(model))
+    try:
+        known = (other, ins.look(model, other))
+    except ValueError:
+        known = None
+    known = draw(st.one_of(st.just(known), st.just((ids, None)), st.just((other,)), BAD_SCALARS))
+    return (model, ids), {"known": known}
+
+
+@st.composite
 def edits(draw):
     model = draw(model_setup())[0]
     ids = draw(ids_for(model))
@@ -87,6 +101,7 @@ def in_words_checked(before, after, classes, probe=None):
 TABLE = [
     E(ins.look, looks(), aliases=ALIASES, covers=(ins.look, ins.Look, ins.as_batch)),
     E(ins.edit, edits(), aliases=ALIASES, nonfinite=sensitivity_nan_under_a_state_edit),
+    E(ins.look, known_looks(), aliases=ALIASES + ("known",)),
     E(in_words_checked, words(), aliases=ALIASES, covers=(ins.in_words,)),
     E(transplant_applied, transplants(), aliases=ALIASES + ("other",), nonfinite=sensitivity_nan_under_a_state_edit,
       covers=(ins.transplant,)),

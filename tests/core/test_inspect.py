@@ -51,6 +51,27 @@ def test_the_path_is_the_references_principal_components():
     assert np.allclose(got.explained, s[:2] ** 2 / np.sum(s ** 2))
 
 
+@pytest.mark.parametrize("cell", ["elman", "gru_torch", "lstm"])
+def test_the_sensitivity_is_each_jacobians_largest_singular_value_and_a_known_prefix_is_kept(cell):
+    from gleam.instruments.stability import state_jacobians
+    m = model(cell, n=9)
+    rng = np.random.default_rng(4)
+    ids = rng.integers(0, 4, 30)
+    got = inspect.look(m, ids)
+    want = [np.linalg.svd(J, compute_uv=False)[0] for J in state_jacobians(m, ids[:, None])]
+    assert np.allclose(got.sensitivity, want, rtol=1e-12, atol=0)
+    for other in (ids[:12], np.concatenate([ids[:17], (ids[17:] + 1) % 4]), np.concatenate([ids, [1, 2]]),
+                  (ids + 1) % 4, ids):
+        again = inspect.look(m, other, known=(ids, got))
+        alone = inspect.look(m, other)
+        assert np.array_equal(again.sensitivity, alone.sensitivity) and np.array_equal(again.states, alone.states)
+    # another model's Look shares no states: nothing of it is kept
+    stranger = inspect.look(model(cell, seed=1, n=9), ids)
+    assert np.array_equal(inspect.look(m, ids, known=(ids, stranger)).sensitivity, got.sensitivity)
+    with pytest.raises(ValueError, match="known"):
+        inspect.look(m, ids, known=(ids[:5], got))
+
+
 @pytest.mark.parametrize("cell", ["elman", "lstm"])
 def test_the_sensitivity_is_the_largest_stretch_of_one_step_by_finite_differences(cell):
     m, eps = model(cell), 1e-6

@@ -205,8 +205,9 @@ class InspectorChapter(ChapterViewer):
             if not text:
                 raise ValueError("type an input: this model's vocabulary names no task, so there are no examples")
             ids = s.encode(text)
-            if text not in self._before:
-                self._before = {text: inspect.look(s.model, ids, self._fit)}
+            if text not in self._before:      # (the steps it shares with the last input keep their σ)
+                known = next(((s.encode(t), lk) for t, lk in self._before.items()), None)
+                self._before = {text: inspect.look(s.model, ids, self._fit, known=known)}
             before, after, words = self._before[text], self._before[text], ""
             reading = self.reading()
             intervention = self.intervention(text, ids)
