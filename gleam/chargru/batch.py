@@ -14,6 +14,7 @@ gradients (CharGRU reports that as divergence). The checks cost a few comparison
 a chunk; `check=False` skips them, for a caller whose arguments are right by construction
 (CharGRU's training step, the gradient check's loop).
 """
+import functools
 import sys
 
 import numpy as np
@@ -113,6 +114,21 @@ def _t(a):
 # over the long contiguous axis runs 1.7-1.9x NumPy's own matmul loop (n = 200, H = 32). Where
 # matmul has BLAS (CPython), it is 5-13x faster than einsum for the same product.
 SUM_OUTER_BY_EINSUM = sys.platform == "emscripten"
+# The per-time-step products, (B, H) by (H, 2H) and (H, H): there too einsum's loop beats NumPy's own
+# matmul from H = 64 on (one 8 × 128 by 128 × 256 product: 198 µs against 333 µs; the step 1.07-1.09x
+# at H = 64, 1.26-1.32x at H = 128), and not at H = 32. None: matmul at every H (CPython's BLAS).
+STEP_BY_EINSUM_FROM = 64 if sys.platform == "emscripten" else None
+_EINSUM_ROWS = functools.partial(np.einsum, "ik,jk->ij")       # out = A Xᵀ, X C-contiguous
+
+
+def _step_product(H):
+    """How forward_batch and backward_batch multiply one time step's (B, ·) rows by a matrix M:
+    (product, operand of M) with product(A, operand of M, out=...) = A M. The operand is M
+    itself for matmul, and Mᵀ as a C-contiguous array for einsum (whose loop then runs over
+    contiguous rows of both)."""
+    if STEP_BY_EINSUM_FROM is not None and H >= STEP_BY_EINSUM_FROM:
+        return _EINSUM_ROWS, lambda M: np.ascontiguousarray(M.T)
+    return np.matmul, lambda M: M
 
 
 def _sum_outer(A, X, out):
@@ -136,8 +152,9 @@ def forward_batch(p, inputs, targets, h0, *, check=True):
     B, K = inputs.shape
     A = p["W"].T[inputs.T] + p["b"]                                  # (K, B, 3H): W x_t + b
     half_A_zr = 0.5 * A[:, :, :2 * H]                                # (K, B, 2H)
-    half_U_zr_T = (0.5 * U[:2 * H]).T                                # (H, 2H), contiguous columns
-    U_h_T = U[2 * H:].T                                              # (H, H), contiguous columns
+    product, operand = _step_product(H)
+    half_U_zr_T = operand((0.5 * U[:2 * H]).T)                       # (H, 2H), contiguous columns
+    U_h_T = operand(U[2 * H:].T)                                     # (H, H), contiguous columns
     A_h = A[:, :, 2 * H:]                                            # (K, B, H)
 
     hs = np.empty((K + 1, B, H))
@@ -145,17 +162,17 @@ def forward_batch(p, inputs, targets, h0, *, check=True):
     zr = np.empty((K, B, 2 * H))
     z, r = zr[:, :, :H], zr[:, :, H:]
     h_tilde, rh, dh = np.empty((K, B, H)), np.empty((K, B, H)), np.empty((K, B, H))
-    tanh, add, mul, sub, matmul = np.tanh, np.add, np.multiply, np.subtract, np.matmul
+    tanh, add, mul, sub = np.tanh, np.add, np.multiply, np.subtract
     for h, h_next, g, z_t, r_t, c, rh_t, dh_t, half_a_zr, a_h in zip(
             hs[:-1], hs[1:], zr, z, r, h_tilde, rh, dh, half_A_zr, A_h):
         # [z; r] = σ(h_{t-1} [Uz; Ur]ᵀ + ...) for all B rows at once
-        matmul(h, half_U_zr_T, out=g)
+        product(h, half_U_zr_T, out=g)
         add(g, half_a_zr, g)
         tanh(g, g)
         mul(g, 0.5, g)
         add(g, 0.5, g)
         mul(r_t, h, rh_t)
-        matmul(rh_t, U_h_T, out=c)
+        product(rh_t, U_h_T, out=c)
         add(c, a_h, c)
         tanh(c, c)
         sub(c, h, dh_t)
@@ -204,7 +221,8 @@ def backward_batch(p, cache, grads, *, check=True):
     f_zr = zr * (1.0 - zr) * np.concatenate([dh, hs[:-1]], axis=2)   # (K, B, 2H)
     f_carry = zr.copy()
     f_carry[:, :, :H] = 1.0 - z                                      # [1 − z, r]
-    U_zr, U_h = _t(U[:2 * H]).T, _t(U[2 * H:]).T                     # (2H, H), (H, H), contiguous columns
+    product, operand = _step_product(H)
+    U_zr, U_h = operand(_t(U[:2 * H]).T), operand(_t(U[2 * H:]).T)  # (2H, H), (H, H), contiguous columns
 
     da = np.empty((K, B, 3 * H))                                     # [∂L/∂a_z, ∂L/∂a_r, ∂L/∂a_h]
     da_zr, da_h = da[:, :, :2 * H], da[:, :, 2 * H:]
@@ -215,13 +233,13 @@ def backward_batch(p, cache, grads, *, check=True):
             gd[:0:-1], g_h[:0:-1], g_rh[:0:-1], g_h[-2::-1],
             f_h[::-1], da_h[::-1], f_zr[::-1], da_zr[::-1], f_carry[::-1]):
         mul(g, fh, dah)                                  # ∂L/∂a_h
-        matmul(dah, U_h, out=g_rh_t)                     # ∂L/∂(r ⊙ h_{t-1}) = ∂L/∂a_h Uh
+        product(dah, U_h, out=g_rh_t)                    # ∂L/∂(r ⊙ h_{t-1}) = ∂L/∂a_h Uh
         mul(row, fzr, dazr)                              # [∂L/∂a_z, ∂L/∂a_r]
         # ∂L/∂h_{t-1} += (1 − z) ⊙ ∂L/∂h_t + r ⊙ ∂L/∂(r⊙h) + [∂L/∂a_z, ∂L/∂a_r] [Uz; Ur]
         mul(row, fc, both)
         add(prev, both_h, prev)
         add(prev, both_rh, prev)
-        matmul(dazr, U_zr, out=tmp)
+        product(dazr, U_zr, out=tmp)
         add(prev, tmp, prev)
 
     # weight gradients, sums over the B·K characters: ∂L/∂W adds each da into the column of its

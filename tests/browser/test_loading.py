@@ -146,10 +146,11 @@ json.dumps([bokeh.__version__, "importlib.metadata" in sys.modules, "numpy.fft" 
 `)"""))
     assert state[:3] == [bokeh.__version__, False, False]      # (the host's Bokeh: the same, or the build stops)
     assert state[3].endswith("/site-packages/numpy/__init__.pyc")
-    # and there, with no BLAS, the batched trainer sums its weight gradients by einsum
+    # and there, with no BLAS, the batched trainer sums its weight gradients by einsum, and its
+    # time steps' products from H = 64 on
     assert worker.evaluate("""() => self.pyodide.runPython(
-        "import sys, gleam.chargru.batch as gb; [sys.platform, gb.SUM_OUTER_BY_EINSUM]").toJs()""") == [
-        "emscripten", True]
+        "import sys, gleam.chargru.batch as gb; [sys.platform, gb.SUM_OUTER_BY_EINSUM, gb.STEP_BY_EINSUM_FROM]").toJs()""") == [
+        "emscripten", True, 64]
     lab.guard.assert_clean()
 
 

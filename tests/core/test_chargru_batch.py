@@ -88,6 +88,7 @@ def test_more_streams_than_places_to_start_a_chunk_are_refused():
 @pytest.mark.parametrize("by_einsum", [False, True])   # einsum: how the browser's NumPy (no BLAS) runs it
 def test_the_batched_loss_passes_a_gradient_check_at_b3(monkeypatch, by_einsum):
     monkeypatch.setattr(gb, "SUM_OUTER_BY_EINSUM", by_einsum)
+    monkeypatch.setattr(gb, "STEP_BY_EINSUM_FROM", 1 if by_einsum else None)
     m = CharGRU(hidden=6, seq_len=7, batch=3, seed=4)
     m.step(5)                                               # carried states that are not zero
     inputs, targets, h0 = m.next_chunk()
@@ -106,9 +107,10 @@ def test_a_broken_batched_backward_fails_the_gradient_check():
     assert errors["Wy"] > 0.1 and errors["Uh"] < 1e-6
 
 
-@pytest.mark.parametrize("by_einsum", [False, True])   # the weight gradients' products: both ways
+@pytest.mark.parametrize("by_einsum", [False, True])   # the weight gradients' and the steps' products: both ways
 def test_the_batched_gradient_is_the_sum_of_the_b_chunks_gradients(monkeypatch, by_einsum):
     monkeypatch.setattr(gb, "SUM_OUTER_BY_EINSUM", by_einsum)
+    monkeypatch.setattr(gb, "STEP_BY_EINSUM_FROM", 1 if by_einsum else None)
     m = CharGRU(hidden=8, batch=4, seed=2)
     m.step(7)
     inputs, targets, h0 = m.next_chunk()
@@ -304,3 +306,18 @@ def test_the_batched_kernels_refuse_what_does_not_fit_naming_it():
         gb.backward_batch(m._p, dict(cache, probs=cache["probs"][:5]), gm.views(np.zeros(m._theta.size), m.V, m.H))
     with pytest.raises(ValueError, match=r"^grads must be the dict of views chargru_math.views makes \(W, U, b, Wy, by, \.\.\.\), got NoneType$"):
         gb.backward_batch(m._p, cache, None)
+
+
+@pytest.mark.parametrize("hidden", [8, 64])
+def test_the_steps_products_by_einsum_from_a_width_on_give_matmuls_numbers(monkeypatch, hidden):
+    """Pyodide multiplies each time step by einsum from H = STEP_BY_EINSUM_FROM on: the same run to
+    rounding (here both ways, in CPython), and nothing else changes."""
+    runs = {}
+    for start in (None, hidden, hidden + 1):
+        monkeypatch.setattr(gb, "STEP_BY_EINSUM_FROM", start)
+        m = CharGRU(hidden=hidden, batch=4, seed=7)
+        m.step(6)
+        runs[start] = m._theta.copy()
+    assert np.array_equal(runs[None], runs[hidden + 1])             # below the width: matmul, bit for bit
+    # the products' rounding (~1e-16) differs; six Adagrad updates carry it to ~1e-12 of the weights
+    assert 0 < np.abs(runs[hidden] - runs[None]).max() < 1e-9 * np.abs(runs[None]).max()

@@ -1,0 +1,154 @@
+"""Where the Pyodide worker's time goes while chapter 7 trains (issue: live training at its kernel's
+speed). For each B and H asked for:
+
+    python benchmarks/worker_profile.py [--port P] [--seconds 8] [--streams 1 8] [--hidden 32 64 128]
+
+Serves the built site/ as benchmarks/browser.py does and opens chapter 7 in Debian's headless
+chromium. For each setting it picks B and H in the page, then wraps, inside the worker's own
+Python (PROFILE_PY, by pyodide.runPython), the pieces of app.widgets.live_loop's training task with
+time.perf_counter() accumulators: the model's `step` (CharGRU's forward, backward and update), the
+rest of `LiveLoop.tick` (the loss's EMA and the curve's pending points: "statistics"), each View's
+push (the figures line, the loss curve, the gate heatmaps, the sample, the last one drawing
+characters from the model), the rest of `LiveLoop.push`, and `between_ticks` (the scheduler's
+awaits, in which the page's messages are handled). It then presses Train, resets the accumulators
+once training runs, trains for --seconds, reads them, and presses Pause. "Outside" is the wall time
+less all of these: the event loop's own work between the task's turns (Panel sending the pushed
+changes to the page among it) and time the worker waits. Prints a table per setting and one JSON
+line. Nothing is asserted.
+"""
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from browser import (CHROMIUM, CHROMIUM_ARGS, INSTRUMENT_JS, ensure_site, free_port,  # noqa: E402
+                     select_hidden, start_site_server, stop_process, text, wait_until)
+
+VIEWS = ("figures", "curve", "gates", "sample")        # chapter 7's LiveLoop views, in its order
+
+PROFILE_PY = """
+import json, sys, time
+_loop = lab.view("7").loop        # `lab`: app/main.py's Lab, a global of the worker's Python
+_pc = time.perf_counter
+if "_acc" not in globals():       # the loop's wrappers, once; the model's, for each new model
+    _acc = {}
+    _ll = sys.modules[type(_loop).__module__]
+
+    def _timed(key, f, count=None, acc=_acc, pc=_pc):
+        def wrapped(*a, **kw):
+            t = pc()
+            try:
+                return f(*a, **kw)
+            finally:
+                acc[key] += pc() - t
+                if count:
+                    acc[count] += 1
+        return wrapped
+    _loop.tick = _timed("tick", _loop.tick, "ticks")
+    _loop.push = _timed("push", _loop.push)
+    for _name, _view in zip(%(views)r, _loop.views):
+        _view.push = _timed("view_" + _name, _view.push, "n_" + _name)
+
+    async def _between_timed(between=_ll.between_ticks, acc=_acc, pc=_pc):
+        t = pc()
+        await between()
+        acc["between"] += pc() - t
+    _ll.between_ticks = _between_timed
+
+    def _reset(acc=_acc, pc=_pc):
+        acc.clear()
+        acc.update({k: 0.0 for k in ("model", "tick", "push", "between")}, steps=0, ticks=0, t0=pc())
+        for name in %(views)r:
+            acc["view_" + name], acc["n_" + name] = 0.0, 0
+
+    def _read(acc=_acc, pc=_pc):
+        trainer = lab.view("7").loop.trainer
+        return json.dumps({**acc, "wall": pc() - acc["t0"], "B": trainer.B, "H": trainer.H, "K": trainer.K})
+_reset()
+_trainer = _loop.trainer
+if not hasattr(_trainer.step, "timed"):
+    def _step(k, *a, step=_trainer.step, acc=_acc, **kw):
+        acc["steps"] += k
+        return step(k, *a, **kw)
+    _trainer.step = _timed("model", _step)
+    _trainer.step.timed = True
+"""
+
+
+def profile(page, worker, streams, hidden, seconds):
+    select_hidden(page, streams, cls="gl-ch7-B")
+    wait_until(lambda: text(page, "ch7.streams") == str(streams), 30, what=f"B = {streams}")
+    select_hidden(page, hidden)
+    wait_until(lambda: text(page, "ch7.status") != "training" and text(page, "ch7.steps") == "0", 30,
+               what=f"a fresh H = {hidden}, B = {streams} model")
+    worker.evaluate("(code) => self.pyodide.runPython(code)", PROFILE_PY % {"views": VIEWS})
+    page.locator(".gl-ch7-train button").first.click()
+    wait_until(lambda: (text(page, "ch7.steps") or "0") != "0", 30, what="training to start")
+    time.sleep(1.0)                                           # past the first ticks
+    worker.evaluate("() => self.pyodide.runPython('_reset()')")
+    time.sleep(seconds)
+    got = json.loads(worker.evaluate("() => self.pyodide.runPython('_read()')"))
+    page.locator(".gl-ch7-pause button").first.click()
+    wait_until(lambda: text(page, "ch7.status") in ("paused", "ready"), 30, what="training to pause")
+    return got
+
+
+def shares(got):
+    """Seconds per part and its share of the wall time."""
+    wall = got["wall"]
+    views = {f"view: {name}": got[f"view_{name}"] for name in VIEWS}
+    parts = {"model step": got["model"], "statistics (rest of tick)": got["tick"] - got["model"], **views,
+             "push (rest)": got["push"] - sum(views.values()), "scheduler (between_ticks)": got["between"]}
+    parts["outside the task"] = wall - got["tick"] - got["push"] - got["between"]
+    return {k: (v, v / wall) for k, v in parts.items()}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--seconds", type=float, default=8.0)
+    ap.add_argument("--streams", type=int, nargs="+", default=[1, 8])
+    ap.add_argument("--hidden", type=int, nargs="+", default=[32, 64, 128])
+    args = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+    ensure_site()
+    port = args.port or free_port()
+    workdir = Path(tempfile.mkdtemp(prefix="gleam-worker-profile-"))
+    server = start_site_server(port, workdir / "server.log", workdir / "bytes.jsonl")
+    results = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context.add_init_script(INSTRUMENT_JS)
+            page = context.new_page()
+            page.goto(f"http://127.0.0.1:{port}/?chapter=7")
+            page.locator(".gl-ch7-train button").first.wait_for(state="visible", timeout=180_000)
+            wait_until(lambda: text(page, "ch7.steps") is not None, 120, what="chapter 7's figures")
+            workers = [w for w in page.workers if w.evaluate("typeof self.pyodide !== 'undefined'")
+                       and w.evaluate("() => self.pyodide.runPython(\"'gleam_lab.app.lab' in __import__('sys').modules\")")]
+            if len(workers) != 1:
+                raise SystemExit(f"{len(workers)} workers run the lab: {[w.url for w in page.workers]}")
+            worker = workers[0]
+            for streams in args.streams:
+                for hidden in args.hidden:
+                    got = profile(page, worker, streams, hidden, args.seconds)
+                    results.append(got)
+                    rate, alone = got["steps"] / got["wall"], got["steps"] / max(got["model"], 1e-9)
+                    print(f"\nB = {streams}, H = {hidden}: {got['ticks']} ticks, {got['steps']} steps in "
+                          f"{got['wall']:.2f} s ({rate:.1f} steps/s, {alone:.1f} in the model's step alone)")
+                    for name, (s, share) in shares(got).items():
+                        print(f"  {name:<28}{1000 * s / max(got['ticks'], 1):>8.2f} ms/tick{100 * share:>7.1f}%")
+                    print("  pushes: " + ", ".join(f"{name} {got['n_' + name]}" for name in VIEWS))
+            browser.close()
+    finally:
+        stop_process(server)
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
