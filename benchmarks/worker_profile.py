@@ -10,8 +10,10 @@ time.perf_counter() accumulators: the model's `step` (CharGRU's forward, backwar
 rest of `LiveLoop.tick` (the loss's EMA and the curve's pending points: "statistics"), each View's
 push (the figures line, the loss curve, the gate heatmaps, the sample, the last one drawing
 characters from the model), the rest of `LiveLoop.push`, and `between_ticks` (the scheduler's
-awaits, in which the page's messages are handled). It then presses Train, resets the accumulators
-once training runs, trains for --seconds, reads them, and presses Pause. "Outside" is the wall time
+awaits, in which the page's messages are handled), and Python's garbage collections (gc.callbacks;
+their time is also inside the part they interrupt). It then presses Train, resets the accumulators
+once training runs, trains for --seconds, reads them, and presses Pause; then it times the same
+model's step alone in the same worker, the page idle (benchmarks/browser.py's MODEL_ONLY_PY). "Outside" is the wall time
 less all of these: the event loop's own work between the task's turns (Panel sending the pushed
 changes to the page among it) and time the worker waits. Prints a table per setting and one JSON
 line. Nothing is asserted.
@@ -25,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser import (CHROMIUM, CHROMIUM_ARGS, INSTRUMENT_JS, ensure_site, free_port,  # noqa: E402
+from browser import (CHROMIUM, CHROMIUM_ARGS, INSTRUMENT_JS, MODEL_ONLY_PY, ensure_site, free_port,  # noqa: E402
                      select_hidden, start_site_server, stop_process, text, wait_until)
 
 VIEWS = ("figures", "curve", "gates", "sample")        # chapter 7's LiveLoop views, in its order
@@ -59,9 +61,21 @@ if "_acc" not in globals():       # the loop's wrappers, once; the model's, for 
         acc["between"] += pc() - t
     _ll.between_ticks = _between_timed
 
+    import gc as _gc
+    _gc_start = [0.0]
+
+    def _gc_timed(phase, info, acc=_acc, pc=_pc, start=_gc_start):
+        if phase == "start":
+            start[0] = pc()
+        elif "gc" in acc:
+            acc["gc"] += pc() - start[0]
+            acc[f"gc{info['generation']}"] += 1
+    _gc.callbacks.append(_gc_timed)
+
     def _reset(acc=_acc, pc=_pc):
         acc.clear()
-        acc.update({k: 0.0 for k in ("model", "tick", "push", "between")}, steps=0, ticks=0, t0=pc())
+        acc.update({k: 0.0 for k in ("model", "tick", "push", "between", "gc")}, steps=0, ticks=0, gc0=0, gc1=0,
+                   gc2=0, t0=pc())
         for name in %(views)r:
             acc["view_" + name], acc["n_" + name] = 0.0, 0
 
@@ -94,6 +108,10 @@ def profile(page, worker, streams, hidden, seconds):
     got = json.loads(worker.evaluate("() => self.pyodide.runPython('_read()')"))
     page.locator(".gl-ch7-pause button").first.click()
     wait_until(lambda: text(page, "ch7.status") in ("paused", "ready"), 30, what="training to pause")
+    # the same model's step alone in the same worker, the page idle (benchmarks/browser.py's measure)
+    steps, elapsed = json.loads(worker.evaluate("(code) => self.pyodide.runPython(code)", MODEL_ONLY_PY.format(
+        hidden=hidden, seconds=min(seconds, 4.0), streams=streams)))
+    got["alone_steps_per_s"] = steps / elapsed
     return got
 
 
@@ -140,10 +158,14 @@ def main(argv=None):
                     results.append(got)
                     rate, alone = got["steps"] / got["wall"], got["steps"] / max(got["model"], 1e-9)
                     print(f"\nB = {streams}, H = {hidden}: {got['ticks']} ticks, {got['steps']} steps in "
-                          f"{got['wall']:.2f} s ({rate:.1f} steps/s, {alone:.1f} in the model's step alone)")
+                          f"{got['wall']:.2f} s ({rate:.1f} steps/s, {alone:.1f} in the model's step; "
+                          f"{got['alone_steps_per_s']:.1f} for the model alone in this worker, the page idle)")
                     for name, (s, share) in shares(got).items():
                         print(f"  {name:<28}{1000 * s / max(got['ticks'], 1):>8.2f} ms/tick{100 * share:>7.1f}%")
                     print("  pushes: " + ", ".join(f"{name} {got['n_' + name]}" for name in VIEWS))
+                    print(f"  garbage collection (within the parts above): {1000 * got['gc'] / max(got['ticks'], 1):.2f} "
+                          f"ms/tick, {100 * got['gc'] / got['wall']:.1f}%; collections of generation 0, 1, 2: "
+                          f"{got['gc0']}, {got['gc1']}, {got['gc2']}")
             browser.close()
     finally:
         stop_process(server)
