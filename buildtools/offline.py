@@ -24,6 +24,10 @@
 - Everything else (the pages, the worker script, the lock, the standard library's zip, a wheel
   asked for by another hash) comes from the network first, so that a page online always runs the
   build the server has now; the cache answers only when the network does not (offline).
+- ON_DEMAND files (the research labs' trained weights under data/, which only the model inspector
+  reads, 2.7 MB) are not fetched when the cache is filled: a first visit would otherwise download
+  them whatever chapter it opens. They are network first too, and each one fetched is put in the
+  cache then, so that a model the inspector has shown once is there offline. They count in BUILD.
 
 The page registers it only once the lab is live (buildtools.boot calls `glOffline`), so that
 filling the cache never competes with a first load.
@@ -49,6 +53,7 @@ const FILES = %(files)s;
 const PINNED = new Set(%(pinned)s);
 const PASS_THROUGH = new Set(%(pass_through)s);
 const INTEGRITY = %(integrity)s;
+const ON_DEMAND = %(on_demand)s;
 const SCOPE = new URL("./", self.location.href);
 
 self.addEventListener("install", (event) => {
@@ -88,7 +93,14 @@ self.addEventListener("fetch", (event) => {
   } else {
     // (a navigation's request must go to fetch as it is: with any init it is no longer one)
     const network = PASS_THROUGH.has(path) ? fetch(request, {cache: "force-cache"}) : fetch(request);
-    event.respondWith(network.catch((err) => cached(path).then((hit) => {
+    const keep = ON_DEMAND.some((dir) => path.startsWith(dir));
+    event.respondWith(network.then((response) => {
+      if (keep && response.ok) {
+        const copy = response.clone();
+        caches.open(CACHE).then((cache) => cache.put(new URL(path, SCOPE).href, copy));
+      }
+      return response;
+    }).catch((err) => cached(path).then((hit) => {
       if (hit) return hit;
       throw err;
     })));
@@ -109,6 +121,11 @@ REGISTER_SCRIPT = """<script>
 
 
 REWRITTEN_CORE_FILES = ("python_stdlib.zip",)   # buildtools.bytecode.compile_stdlib
+ON_DEMAND = ("data/",)          # site-relative folders cached when first fetched, not when installing
+
+
+def is_on_demand(rel: str) -> bool:
+    return rel.startswith(ON_DEMAND)
 
 
 def is_pinned(rel: str) -> bool:
@@ -145,7 +162,8 @@ def build_id(site: Path, files: list[str], known: dict[str, bytes] | None = None
 
 
 def write_service_worker(site: Path) -> dict:
-    """Write site/sw.js for what site/ holds now; returns {build, files, pinned}."""
+    """Write site/sw.js for what site/ holds now; returns {build, files, pinned, bytes} (of the files
+    cached when it installs)."""
     files = site_files(site)
     known = digests(site, files)
     build = build_id(site, files, known)
@@ -154,8 +172,10 @@ def write_service_worker(site: Path) -> dict:
     integrity = {f: "sha256-" + base64.b64encode(known[f]).decode() for f in files if f.endswith(".whl")}
     (site / SW_NAME).write_text(SW_JS % {
         "build": build, "build_json": json.dumps(build), "prefix_json": json.dumps(CACHE_PREFIX),
-        "files": json.dumps(files, indent=0), "pinned": json.dumps(pinned, indent=0),
+        "files": json.dumps([f for f in files if not is_on_demand(f)], indent=0),
+        "on_demand": json.dumps(list(ON_DEMAND)), "pinned": json.dumps(pinned, indent=0),
         "pass_through": json.dumps([f for f in pinned if f.endswith(".wasm")]),
         "integrity": json.dumps(integrity, indent=0)}, encoding="utf-8")
-    return {"build": build, "files": len(files), "pinned": len(pinned),
-            "bytes": sum((site / f).stat().st_size for f in files)}
+    cached = [f for f in files if not is_on_demand(f)]
+    return {"build": build, "files": len(cached), "pinned": len(pinned),
+            "bytes": sum((site / f).stat().st_size for f in cached)}
