@@ -136,9 +136,11 @@ def test_a_retrain_finishes_and_the_page_answers_while_it_trains(shared_lab, sit
     # (under panel serve the status and the results table arrive in messages of their own)
     table = [f"memory.retrain.mine.{key}" for key, _, _ in ROWS]
 
-    def filled():
+    def filled():       # (wait_until takes None for "done": an unfilled table asserts instead)
         values = lab.shown_values()
-        return values if all(values.get(k) not in ("—", None) for k in table) else None
+        missing = [k for k in table if values.get(k) in ("—", None)]
+        assert not missing, f"not shown yet: {missing[:3]}"
+        return values
     shown = wait_until(filled, page=lab.page, message="the finished run's results table")
     assert shown["memory.retrain.updates"] == shown["memory.retrain.total"] != "0"
     assert shown["memory.retrain.epoch"] == shown["memory.retrain.epochs"] == str(DEMO["epochs"])
