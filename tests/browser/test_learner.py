@@ -71,7 +71,12 @@ def test_the_embed_snippet_sizes_its_frame_to_its_content(pages, site):
         wait_until(lambda: fig.count() and fig.is_visible(), timeout=BOOT_TIMEOUT, page=lab.page,
                    message=f"for embed {i} to be live")
     wait_until(fitted, timeout=30, page=lab.page, message="for each frame to take its content's height")
-    first = sizes()
+
+    def settled():        # a late layout of the content may still move it once; a frame that grows
+        before = sizes()  # from its own size never settles
+        lab.page.wait_for_timeout(1500)
+        return sizes() == before and before
+    first = wait_until(settled, timeout=30, page=lab.page, message="for the frames' heights to settle")
     lab.page.wait_for_timeout(1500)
     assert sizes() == first, "a frame's height kept changing"
     assert first[0][0] != first[1][0]            # each frame sized on its own
