@@ -167,15 +167,15 @@ def write_service_worker(site: Path) -> dict:
     files = site_files(site)
     known = digests(site, files)
     build = build_id(site, files, known)
+    cached = [f for f in files if not is_on_demand(f)]     # when it installs
     pinned = [f for f in files if is_pinned(f)]
     # what Pyodide fetches a package with: its sha256 as subresource integrity
     integrity = {f: "sha256-" + base64.b64encode(known[f]).decode() for f in files if f.endswith(".whl")}
     (site / SW_NAME).write_text(SW_JS % {
         "build": build, "build_json": json.dumps(build), "prefix_json": json.dumps(CACHE_PREFIX),
-        "files": json.dumps([f for f in files if not is_on_demand(f)], indent=0),
+        "files": json.dumps(cached, indent=0),
         "on_demand": json.dumps(list(ON_DEMAND)), "pinned": json.dumps(pinned, indent=0),
         "pass_through": json.dumps([f for f in pinned if f.endswith(".wasm")]),
         "integrity": json.dumps(integrity, indent=0)}, encoding="utf-8")
-    cached = [f for f in files if not is_on_demand(f)]
     return {"build": build, "files": len(cached), "pinned": len(pinned),
             "bytes": sum((site / f).stat().st_size for f in cached)}

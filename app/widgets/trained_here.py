@@ -19,10 +19,9 @@ class TrainedHere(param.Parameterized):
         self.subjects = {}
 
     def offer(self, lab, run, metrics):
-        """A lab's retrain measured `run` (its `metrics`): keep a copy, if the inspector reads it."""
+        """A lab's retrain measured `run` (its `metrics`): keep a copy, if the inspector reads it.
+        (The retrain says None when its run is replaced: the copy stays, watch_retrain skips it.)"""
         from gleam.labs import subjects
-        if run is None:
-            return
         try:
             self.subjects[lab] = subjects.from_run(run, metrics)
         except ValueError:          # a run of another kind (brackets, sums, predict): not offered

@@ -257,8 +257,9 @@ def shipped(choice_id, n=SET_SIZE):
 
 def from_run(run, metrics, n=SET_SIZE):
     """The Subject of a model trained in the page, as it is now: a copy of `run`'s weights (training
-    on changes nothing here). `run` is a gleam.labs.memory.run.CueDelayRun (the memory lab's retrain) or a CountingRun in accept mode (the extrapolation lab's counting retrain);
-    `metrics` its metrics() for these weights. Its sets are drawn from its config's seed as a shipped
+    on changes nothing here). `run` is a gleam.labs.memory.run.CueDelayRun (the memory lab's
+    retrain) or a CountingRun in accept mode (the extrapolation lab's counting retrain); `metrics`
+    its metrics() for these weights. Its sets are drawn from its config's seed as a shipped
     model's; its status says the updates taken and whether its held-in score reaches the criterion
     fixed for the experiment (gleam.labs.stepped): "learned" or "not learned"."""
     n = checks.integer("n", n, minimum=2, maximum=2000)
