@@ -33,8 +33,12 @@ headless chromium through Playwright, in one run:
    while training; right after each, benchmarks/chargru_reference.js trains in a Web Worker
    of the same chromium (benchmarks/bench_page.html, same V, K = 25, same corpus:
    gleam.chargru.DEFAULT_CORPUS, the same B) for the same time;
-   then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app),
-   and the bound no pure-NumPy step can beat (KERNEL_BOUND_PY) in the same worker;
+   then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app).
+   The three take turns in --train-rounds rounds (lab, model alone, JS; --train-seconds in all
+   for each, split over the rounds), and the ratios lab ÷ JS and lab ÷ model alone are the
+   medians of the rounds' own: this machine's speed drifts by ±30% within seconds, so figures
+   taken minutes apart do not compare. Last, the bound no pure-NumPy step can beat
+   (KERNEL_BOUND_PY) in the same worker;
 4. (unless --no-warm) a second visit in the same profile: warm prose / interactive times, its
    bytes, whether a service worker controls the page; then, last, the site's server is stopped
    and the same profile reloads the page: `offline_ok` if the lab becomes interactive within
@@ -148,7 +152,7 @@ INSTRUMENT_JS = r"""
     const el = G.deepQuery(`span.gv[data-key="${key}"]`);
     return el ? el.textContent : null;
   };
-  G.watch = (key) => {
+  G.watch = (key, pollMs = 50) => {
     if (G.watches[key]) return G.watches[key].last;
     const rec = G.watches[key] = {changes: [], last: undefined, root: null, obs: null};
     const check = (how) => {
@@ -171,8 +175,15 @@ INSTRUMENT_JS = r"""
       }
     };
     check('initial');
-    rec.timer = setInterval(() => check('poll'), 50);
+    rec.timer = setInterval(() => check('poll'), pollMs);
     return rec.last;
+  };
+  // every watch stopped and forgotten: each one's poll searches every shadow root of the page, so a
+  // dozen left running (one per slider measured) took a core's tenth of the main thread that the
+  // measurements after them share
+  G.unwatchAll = () => {
+    for (const rec of Object.values(G.watches)) { clearInterval(rec.timer); if (rec.obs) rec.obs.disconnect(); }
+    G.watches = {};
   };
   // all text of the shadow root that holds a gv span (e.g. chapter 7's stats line)
   G.paneText = (key) => {
@@ -714,7 +725,7 @@ def measure_slider(page, moves, chapter="4", cls="gl-ch4-z1", key="ch4.h.0", war
     """
     goto_chapter(page, chapter, f".{cls} .noUi-handle")
     wait_until(lambda: page.evaluate(f"__gl.text('{key}') !== null"), 30, what=f"the {key} value")
-    page.evaluate(f"__gl.watch('{key}')")
+    page.evaluate(f"__gl.unwatchAll(); __gl.watch('{key}')")
     handle = page.locator(f".{cls} .noUi-handle").first
     handle.focus()
     latencies, frames, hows, misses, first = [], [], [], 0, None
@@ -755,17 +766,21 @@ def select_hidden(page, hidden, cls="gl-ch7-hidden"):
         select.select_option(value=str(hidden), timeout=5000)
 
 
-def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0, streams=1):
+def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0, streams=1, fresh=True):
     """Chapter 7 at hidden size H and B parallel streams: Train for `seconds`; steps/s from
-    time-stamped ch7.steps changes (characters/s = steps/s × B × K)."""
-    select_hidden(page, streams, cls="gl-ch7-B")
-    wait_until(lambda: text(page, "ch7.streams") == str(streams), 30, what=f"B = {streams} in the figures line")
-    select_hidden(page, hidden)
-    wait_until(lambda: text(page, "ch7.status") != "training" and as_int(text(page, "ch7.steps")) == 0, 30,
-               what=f"a fresh H = {hidden}, B = {streams} model (0 steps, not training)")
-    page.evaluate("__gl.watch('ch7.steps')")
+    time-stamped ch7.steps changes (characters/s = steps/s × B × K). fresh: choose B and H and
+    start from a new model; otherwise train on the model in the page (the next round's segment)."""
+    if fresh:
+        select_hidden(page, streams, cls="gl-ch7-B")
+        wait_until(lambda: text(page, "ch7.streams") == str(streams), 30, what=f"B = {streams} in the figures line")
+        select_hidden(page, hidden)
+        wait_until(lambda: text(page, "ch7.status") != "training" and as_int(text(page, "ch7.steps")) == 0, 30,
+                   what=f"a fresh H = {hidden}, B = {streams} model (0 steps, not training)")
+    # only this watch while the lab trains, its poll (a fallback: the observer sees every change) slow
+    page.evaluate("__gl.unwatchAll(); __gl.watch('ch7.steps', 250)")
+    steps0 = as_int(text(page, "ch7.steps")) or 0
     page.locator(".gl-ch7-train button").first.click()
-    wait_until(lambda: (as_int(text(page, "ch7.steps")) or 0) > 0, 30, what="training to start")
+    wait_until(lambda: (as_int(text(page, "ch7.steps")) or 0) > steps0, 30, what="training to start")
     time.sleep(warmup)
     n0 = page.evaluate("__gl.nChanges('ch7.steps')")
     t0 = now_ms(page)
@@ -791,6 +806,7 @@ def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0, streams
                 f"steps {text(page, 'ch7.steps')}); stopped it with the Train toggle")
         page.locator(".gl-ch7-train button").first.click()
         wait_until(stopped, 30, what="training to stop after the Train toggle")
+    page.evaluate("__gl.unwatchAll()")                    # nothing polls while the model runs alone
     window = (t1 - t0) / 1000
     cpu_shares = {k: v / window for k, v in cpu.items()}     # cores used, per role
     if len(changes) < 2:
@@ -932,6 +948,32 @@ def measure_model_in_worker(page, hidden, seconds, profile_dir, streams=1):
             "worker_cores": cpu["worker"] / wall}
 
 
+def over_rounds(rounds):
+    """One setting's rounds (each: the lab, the model alone, the JS reference, one after the other)
+    as one: each side's round with the median characters/s, and the medians of the rounds' ratios
+    (lab ÷ JS, lab ÷ the model alone: each taken within its round, seconds apart, so that the
+    machine's drift between rounds does not enter them)."""
+    def median(xs):
+        xs = sorted(x for x in xs if x is not None)
+        return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) if xs else None
+
+    out = {}
+    for side in ("lab", "js", "model"):
+        got = [r[side] for r in rounds if r[side] and r[side].get("chars_per_s")]
+        if not got:
+            out[side] = rounds[0][side] or {}
+            continue
+        mid = sorted(got, key=lambda x: x["chars_per_s"])[len(got) // 2]
+        out[side] = {**mid, "chars_per_s": median([x["chars_per_s"] for x in got]),
+                     "steps_per_s": median([x["steps_per_s"] for x in got]),
+                     "rounds_chars_per_s": [x["chars_per_s"] for x in got]}
+    for name, other in (("lab_over_js", "js"), ("lab_over_model", "model")):
+        ratios = [r["lab"]["chars_per_s"] / r[other]["chars_per_s"] for r in rounds
+                  if (r["lab"] or {}).get("chars_per_s") and (r[other] or {}).get("chars_per_s")]
+        out[name] = {"median": median(ratios), "rounds": ratios}
+    return out
+
+
 def measure_offline(page, url, profile_dir, timeout):
     """The site's server is gone: does a reload in the same profile become interactive?"""
     try:
@@ -976,7 +1018,12 @@ def fmt(value, spec):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, default=0, help="port for the site (default: a free one)")
-    ap.add_argument("--train-seconds", type=float, default=8.0)
+    ap.add_argument("--train-seconds", type=float, default=8.0,
+                    help="seconds of training for each of the lab, the model alone and the JS reference, "
+                         "at each B and H, split over --train-rounds")
+    ap.add_argument("--train-rounds", type=int, default=4,
+                    help="rounds of (lab, model alone, JS) at each B and H: the ratios are medians of the "
+                         "rounds' own (this machine's speed drifts by ±30%% within seconds)")
     ap.add_argument("--slider-moves", type=int, default=30)
     ap.add_argument("--no-warm", action="store_true", help="skip the warm reload (and the offline one after it)")
     ap.add_argument("--offline-timeout", type=float, default=60.0,
@@ -1047,23 +1094,27 @@ def main(argv=None):
             goto_chapter(page, "7", ".gl-ch7-train button")
             wait_until(lambda: text(page, "ch7.steps") is not None, 60, what="chapter 7's ch7.steps")
             by_streams = {}
+            seconds = args.train_seconds / max(args.train_rounds, 1)
             for streams in STREAMS:
                 runs = by_streams[streams] = {}
                 for hidden in HIDDEN_SIZES:
-                    lab = measure_lab_training(page, hidden, args.train_seconds, profile, streams=streams)
-                    js = measure_js(context, bench_url, hidden, args.train_seconds, DEFAULT_CORPUS, profile,
-                                    streams=streams)
-                    page.bring_to_front()
-                    if not js.get("ok"):
-                        notes.append(f"JS reference failed at H = {hidden}, B = {streams}: {js.get('error')}")
-                    if lab.get("note"):
-                        notes.append(f"lab at H = {hidden}, B = {streams}: {lab['note']}")
-                    runs[hidden] = {"lab": lab, "js": js}
+                    rounds = []
+                    for r in range(max(args.train_rounds, 1)):
+                        lab = measure_lab_training(page, hidden, seconds, profile, streams=streams, fresh=r == 0,
+                                                   warmup=1.0 if r == 0 else 0.5)
+                        model = measure_model_in_worker(page, hidden, seconds, profile, streams=streams)
+                        js = measure_js(context, bench_url, hidden, seconds, DEFAULT_CORPUS, profile,
+                                        streams=streams)
+                        page.bring_to_front()
+                        if not js.get("ok"):
+                            notes.append(f"JS reference failed at H = {hidden}, B = {streams}: {js.get('error')}")
+                        if lab.get("note"):
+                            notes.append(f"lab at H = {hidden}, B = {streams}: {lab['note']}")
+                        rounds.append({"lab": lab, "js": js, "model": model})
+                    runs[hidden] = over_rounds(rounds)
             select_hidden(page, 1, cls="gl-ch7-B")
             for streams in STREAMS:
                 for hidden in HIDDEN_SIZES:
-                    by_streams[streams][hidden]["model"] = measure_model_in_worker(
-                        page, hidden, min(3.0, args.train_seconds), profile, streams=streams)
                     by_streams[streams][hidden]["bound"] = measure_kernel_bound(page, hidden, streams=streams)
             training = by_streams[1]
             warm = None
@@ -1187,6 +1238,15 @@ def report(v):
                   f"{fmt(bc, ',.0f'):>9} {fmt(bc / jc if bc and jc else None, '.2f'):>8} "
                   f"{fmt(lab.get('steps_per_s'), '.0f'):>12} {fmt(lab['frames']['fps'], '.1f'):>5} "
                   f"{fmt(lab['frames']['p95_ms'], '.1f'):>8}ms")
+    print("\nratios, each the median of the rounds' own (lab, model alone and JS one after the other in each round)\n"
+          f"{'B':>3} {'H':>4} {'lab/JS':>7} {'rounds':<28} {'lab/model':>9} rounds")
+    for streams in STREAMS:
+        for h in HIDDEN_SIZES:
+            run = by_streams[streams][h]
+            rj, rm = run.get("lab_over_js") or {}, run.get("lab_over_model") or {}
+            print(f"{streams:>3} {h:>4} {fmt(rj.get('median'), '.2f'):>7} "
+                  f"{', '.join(f'{x:.2f}' for x in rj.get('rounds', [])):<28} {fmt(rm.get('median'), '.2f'):>9} "
+                  + ", ".join(f"{x:.2f}" for x in rm.get("rounds", [])))
     print("model: CharGRU(batch=B).step alone in the lab's Pyodide worker. bound: a step's matrix products, "
           "tanh and 14 unavoidable\nelement-wise passes a time step (KERNEL_BOUND_PY, each product by NumPy's fastest "
           "call for it, in the same worker):\nno pure-NumPy step is faster. Targets: at B = 8, lab ≥ 1.5 × JS at H = 32; at B = 1 no slower than before.")
@@ -1265,6 +1325,10 @@ def report(v):
                                                      for h in HIDDEN_SIZES} for b in STREAMS},
         "train_model_only_chars_per_s": {f"B{b}": {str(h): _r((by_streams[b][h].get("model") or {}).get("chars_per_s"), 0)
                                                    for h in HIDDEN_SIZES} for b in STREAMS},
+        "train_ratios": {f"B{b}": {str(h): {name: {"median": _r((by_streams[b][h].get(name) or {}).get("median"), 3),
+                                                   "rounds": [_r(x, 3) for x in (by_streams[b][h].get(name) or {}).get("rounds", [])]}
+                                            for name in ("lab_over_js", "lab_over_model")}
+                                  for h in HIDDEN_SIZES} for b in STREAMS},
         "train_fps_while_training": {f"B{b}": {str(h): _r(by_streams[b][h]["lab"]["frames"]["fps"])
                                                for h in HIDDEN_SIZES} for b in STREAMS},
         "train_steps_per_s": {str(h): {"lab": _r(training[h]["lab"].get("steps_per_s")),

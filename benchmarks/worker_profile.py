@@ -17,6 +17,18 @@ model's step alone in the same worker, the page idle (benchmarks/browser.py's MO
 less all of these: the event loop's own work between the task's turns (Panel sending the pushed
 changes to the page among it) and time the worker waits. Prints a table per setting and one JSON
 line. Nothing is asserted.
+
+    python benchmarks/worker_profile.py --compare NAME=VIEW:SECONDS,... NAME=... [--rounds 4]
+
+compares ways of pushing in one page, so that the machine's drift between runs does not count: for
+each B and H it trains the same model in rounds, each round every variant in turn for --seconds,
+each followed by the model alone in the same worker (the page idle) for as long. A variant sets
+chapter 7's views' intervals (figures, curve, gates, sample: seconds between pushes while training)
+and `budget` (the tick's seconds of training); `now` is the page as built. Per variant: lab ÷ the
+model alone (each lab segment against the mean of the alone segments either side of it; the median
+over rounds, and every round), the CPU the page's other threads took per second of training
+(chromium's main thread, its other renderer threads, the browser and GPU processes, from /proc),
+and the worker's own (below 1: it waited for a core).
 """
 import argparse
 import json
@@ -27,8 +39,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from browser import (CHROMIUM, CHROMIUM_ARGS, INSTRUMENT_JS, MODEL_ONLY_PY, ensure_site, free_port,  # noqa: E402
-                     select_hidden, start_site_server, stop_process, text, wait_until)
+from browser import (CHROMIUM, CHROMIUM_ARGS, INSTRUMENT_JS, MODEL_ONLY_PY, chromium_cpu, cpu_delta,  # noqa: E402
+                     ensure_site, free_port, select_hidden, start_site_server, stop_process, text, wait_until)
 
 VIEWS = ("figures", "curve", "gates", "sample")        # chapter 7's LiveLoop views, in its order
 
@@ -93,12 +105,23 @@ if not hasattr(_trainer.step, "timed"):
 """
 
 
-def profile(page, worker, streams, hidden, seconds):
+def choose(page, streams, hidden):
     select_hidden(page, streams, cls="gl-ch7-B")
     wait_until(lambda: text(page, "ch7.streams") == str(streams), 30, what=f"B = {streams}")
     select_hidden(page, hidden)
     wait_until(lambda: text(page, "ch7.status") != "training" and text(page, "ch7.steps") == "0", 30,
                what=f"a fresh H = {hidden}, B = {streams} model")
+
+
+def alone(worker, streams, hidden, seconds):
+    """Steps per second of the model alone in the worker, the page idle (browser.py's MODEL_ONLY_PY)."""
+    steps, elapsed = json.loads(worker.evaluate("(code) => self.pyodide.runPython(code)", MODEL_ONLY_PY.format(
+        hidden=hidden, seconds=seconds, streams=streams)))
+    return steps / elapsed
+
+
+def profile(page, worker, streams, hidden, seconds):
+    choose(page, streams, hidden)
     worker.evaluate("(code) => self.pyodide.runPython(code)", PROFILE_PY % {"views": VIEWS})
     page.locator(".gl-ch7-train button").first.click()
     wait_until(lambda: (text(page, "ch7.steps") or "0") != "0", 30, what="training to start")
@@ -109,10 +132,73 @@ def profile(page, worker, streams, hidden, seconds):
     page.locator(".gl-ch7-pause button").first.click()
     wait_until(lambda: text(page, "ch7.status") in ("paused", "ready"), 30, what="training to pause")
     # the same model's step alone in the same worker, the page idle (benchmarks/browser.py's measure)
-    steps, elapsed = json.loads(worker.evaluate("(code) => self.pyodide.runPython(code)", MODEL_ONLY_PY.format(
-        hidden=hidden, seconds=min(seconds, 4.0), streams=streams)))
-    got["alone_steps_per_s"] = steps / elapsed
+    got["alone_steps_per_s"] = alone(worker, streams, hidden, min(seconds, 4.0))
     return got
+
+
+SET_VARIANT_PY = """
+_loop = lab.view("7").loop
+for _name, _view in zip(%(views)r, _loop.views):
+    _view.every = %(every)r.get(_name, _view.every)
+_loop.budget = %(budget)r
+"""
+
+
+def parse_variant(text):
+    """'NAME=VIEW:SECONDS,...' -> (NAME, {view or 'budget': seconds}); 'now' alone: the page as built."""
+    name, _, spec = text.partition("=")
+    settings = {}
+    for part in filter(None, spec.split(",")):
+        key, _, value = part.partition(":")
+        if key not in (*VIEWS, "budget"):
+            raise SystemExit(f"--compare {text!r}: {key!r} is none of {', '.join((*VIEWS, 'budget'))}")
+        settings[key] = float(value)
+    return name, settings
+
+
+def compare(page, worker, profile_dir, streams, hidden, variants, rounds, seconds, frames=False):
+    """Rounds of (each variant's lab segment, then the model alone): see the module's docstring."""
+    choose(page, streams, hidden)
+    worker.evaluate("(code) => self.pyodide.runPython(code)", PROFILE_PY % {"views": VIEWS})
+    built = json.loads(worker.evaluate("() => self.pyodide.runPython('import json; _l = lab.view(\"7\").loop; "
+                                       "json.dumps([[v.every for v in _l.views], _l.budget])')"))
+    def alone_segment():
+        cpu0 = chromium_cpu(profile_dir)
+        rate = alone(worker, streams, hidden, seconds)
+        return ("alone", rate, None, cpu_delta(cpu0, chromium_cpu(profile_dir))["worker"])
+
+    segments = [alone_segment()]
+    for _ in range(rounds):
+        for name, settings in variants:
+            every = dict(zip(VIEWS, built[0]), **{k: v for k, v in settings.items() if k in VIEWS})
+            worker.evaluate("(code) => self.pyodide.runPython(code)", SET_VARIANT_PY % {
+                "views": VIEWS, "every": every, "budget": settings.get("budget", built[1])})
+            page.locator(".gl-ch7-train button").first.click()
+            wait_until(lambda: text(page, "ch7.status") == "training", 30, what="training to start")
+            time.sleep(0.5)
+            worker.evaluate("() => self.pyodide.runPython('_reset()')")
+            cpu0 = chromium_cpu(profile_dir)
+            if frames:
+                page.evaluate("__gl.startFrames()")
+            time.sleep(seconds)
+            got = json.loads(worker.evaluate("() => self.pyodide.runPython('_read()')"))
+            cpu = cpu_delta(cpu0, chromium_cpu(profile_dir))
+            if frames:
+                page.evaluate("__gl.stopFrames()")
+            page.locator(".gl-ch7-pause button").first.click()
+            wait_until(lambda: text(page, "ch7.status") in ("paused", "ready"), 30, what="training to pause")
+            others = {k: cpu[k] / got["wall"] for k in ("main", "renderer_other", "browser")}
+            segments.append((name, got["steps"] / got["wall"], others, cpu["worker"]))
+            segments.append(alone_segment())
+    out = {}
+    for i, (name, rate, others, worker_cpu) in enumerate(segments):
+        if name != "alone":
+            ratio = rate / (0.5 * (segments[i - 1][1] + segments[i + 1][1]))
+            row = out.setdefault(name, {"ratios": [], "others": [], "worker_cores": []})
+            row["ratios"].append(ratio)
+            row["others"].append(others)
+            row["worker_cores"].append(worker_cpu / seconds)
+    return out
 
 
 def shares(got):
@@ -131,7 +217,12 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--streams", type=int, nargs="+", default=[1, 8])
     ap.add_argument("--hidden", type=int, nargs="+", default=[32, 64, 128])
+    ap.add_argument("--compare", nargs="+", metavar="NAME=VIEW:SECONDS,...", help="variants to compare (see above)")
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--frames", action="store_true",
+                    help="with --compare: count the page's frames while training, as browser.py does")
     args = ap.parse_args(argv)
+    variants = [parse_variant(v) for v in args.compare or ()]
     from playwright.sync_api import sync_playwright
     ensure_site()
     port = args.port or free_port()
@@ -140,8 +231,8 @@ def main(argv=None):
     results = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            context = pw.chromium.launch_persistent_context(str(workdir / "profile"), executable_path=CHROMIUM,
+                                                            args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 900})
             context.add_init_script(INSTRUMENT_JS)
             page = context.new_page()
             page.goto(f"http://127.0.0.1:{port}/?chapter=7")
@@ -154,6 +245,20 @@ def main(argv=None):
             worker = workers[0]
             for streams in args.streams:
                 for hidden in args.hidden:
+                    if variants:
+                        got = compare(page, worker, workdir / "profile", streams, hidden, variants, args.rounds,
+                                      args.seconds, frames=args.frames)
+                        results.append({"B": streams, "H": hidden, **got})
+                        print(f"\nB = {streams}, H = {hidden}: lab ÷ the model alone, median (rounds); the other "
+                              f"threads' CPU per second of training (main, other renderer, browser), medians; the worker's")
+                        for name, row in got.items():
+                            med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+                            others = [med([o[k] for o in row["others"]]) for k in ("main", "renderer_other", "browser")]
+                            print(f"  {name:<12}{med(row['ratios']):6.3f}  ("
+                                  + ", ".join(f"{r:.3f}" for r in row["ratios"]) + ")   "
+                                  + " / ".join(f"{c:.2f}" for c in others)
+                                  + f"   worker {med(row['worker_cores']):.2f}")
+                        continue
                     got = profile(page, worker, streams, hidden, args.seconds)
                     results.append(got)
                     rate, alone = got["steps"] / got["wall"], got["steps"] / max(got["model"], 1e-9)
@@ -166,7 +271,7 @@ def main(argv=None):
                     print(f"  garbage collection (within the parts above): {1000 * got['gc'] / max(got['ticks'], 1):.2f} "
                           f"ms/tick, {100 * got['gc'] / got['wall']:.1f}%; collections of generation 0, 1, 2: "
                           f"{got['gc0']}, {got['gc1']}, {got['gc2']}")
-            browser.close()
+            context.close()
     finally:
         stop_process(server)
     print(json.dumps(results))

@@ -1689,6 +1689,29 @@ def test_the_load_traces_summary_counts_self_time_per_thread_and_whole_page_pain
     assert trace.thread_names(events) == {(1, 2): "CrRendererMain"}
 
 
+def test_the_browser_benchmark_takes_its_training_ratios_within_each_round():
+    """benchmarks/browser.py's over_rounds: a ratio is the median of each round's own (lab, model
+    alone and JS taken seconds apart), not the ratio of the sides' medians; each side is its
+    median round, and a round where a side measured nothing is left out of that side's ratio."""
+    bench = benchmark_module("browser")
+
+    def side(rate):
+        return {"chars_per_s": rate, "steps_per_s": rate / 200, "frames": {}} if rate else {"chars_per_s": None}
+
+    # (lab, JS, model alone) in three rounds: the lab's rounds 1.0, 0.5, 0.5 and JS's 1.0, 1.0, 0.4
+    # give lab ÷ JS 1.0, 0.5, 1.25 (median 1.0), where the sides' medians would give 0.5 ÷ 1.0
+    rounds = [{"lab": side(lab), "js": side(js), "model": side(model)}
+              for lab, js, model in ((1.0, 1.0, 1.25), (0.5, 1.0, None), (0.5, 0.4, 0.5))]
+    got = bench.over_rounds(rounds)
+    assert got["lab_over_js"]["rounds"] == pytest.approx([1.0, 0.5, 1.25])
+    assert got["lab_over_js"]["median"] == pytest.approx(1.0)
+    assert got["lab"]["chars_per_s"] == pytest.approx(0.5) and got["js"]["chars_per_s"] == pytest.approx(1.0)
+    assert got["lab_over_model"]["rounds"] == pytest.approx([0.8, 1.0])        # round 2 has no model
+    assert got["lab_over_model"]["median"] == pytest.approx(0.9)
+    assert got["model"]["rounds_chars_per_s"] == [1.25, 0.5]
+    assert got["model"]["chars_per_s"] == pytest.approx(0.875)
+
+
 # ---------------------------------------------------------------- BokehJS as served (buildtools/bokehjs.py)
 # The bundle's InlineStyleSheet._update, taken out of the minified file, as the method of a stylesheet
 # whose <style> element counts the writes of its text; node runs it for a sequence of texts.
