@@ -161,6 +161,40 @@ def test_a_long_run_pushed_at_once_is_still_bounded(monkeypatch):
     assert "mean of 4 steps" in figure(c, "gl-ch7-loss").xaxis[0].axis_label     # 143 -> 72 -> 36
 
 
+def test_while_training_no_view_is_pushed_more_often_than_the_page_can_draw_it_cheaply(monkeypatch):
+    """Ten seconds of 45 ms ticks on a clock of the test's own: the loss curve goes out at most 10
+    times a second (each redraw costs the page's main thread ~13 ms; every tick, ~22 a second, took
+    ~0.3 of a core on the 2-core machine, docs/performance.md), the gates and the figures line
+    about 4 times, the sample about once; every view is pushed, and Pause pushes each once more."""
+    from gleam_lab.app.widgets import live_loop
+
+    class Clock:
+        now = 1000.0
+
+        @classmethod
+        def perf_counter(cls):
+            return cls.now
+
+    monkeypatch.setattr(live_loop, "time", Clock)
+    c = LiveLabChapter()
+    loop = c.loop
+    counts = {}
+    for name, view in zip(("stats", "curve", "gates", "sample"), loop.views):
+        view.push = (lambda push, name: lambda final: (counts.__setitem__(name, counts.get(name, 0) + 1),
+                                                        push(final)))(view.push, name)
+    for _ in range(round(10 / 0.045)):
+        loop.tick(n=1)
+        Clock.now += 0.045
+        loop.push()
+    assert counts["curve"] <= 10 * 10 + 1 and counts["stats"] <= 10 * 4.5 and counts["gates"] <= 10 * 4.5
+    assert counts["sample"] <= 11
+    assert min(counts["curve"], counts["stats"], counts["gates"]) >= 30 and counts["sample"] >= 8
+    before = dict(counts)
+    click(c, "gl-ch7-pause")
+    assert {k: counts[k] - before[k] for k in counts} == {"stats": 1, "curve": 1, "gates": 1, "sample": 1}
+    assert shown(c)["ch7.steps"] == str(c.model.steps) == str(round(10 / 0.045))
+
+
 def test_an_emptied_or_refused_learning_rate_is_said_and_the_box_shows_the_rate_in_use():
     c = LiveLabChapter()
     set_value(c, "gl-ch7-lr", None)                       # the learner emptied the box

@@ -27,9 +27,12 @@ from gleam import examples
 from gleam.chargru import DEFAULT_CORPUS, DIVERGENCE_FACTOR, CharGRU
 from gleam.smoothing import EMA_DECAY
 
-# seconds between two pushes of each view while training (a tick lasts ~45-50 ms: the loss goes
-# out every tick, the gates every third, the stats every sixth)
-PUSH_EVERY = {"stats": 0.24, "loss": 0.03, "gates": 0.1, "sample": 0.95}
+# seconds between two pushes of each view while training (a tick lasts ~45-50 ms: the loss goes out
+# every second or third tick, the gates and the stats every fifth or sixth). Each push costs the
+# page's main thread far more than the worker (redrawing the curve: ~13 ms there against ~2 ms
+# here), and on a 2-core machine the main thread's work slows the worker's training: the loss
+# pushed every tick took ~0.3 of a core (docs/performance.md, live training)
+PUSH_EVERY = {"stats": 0.24, "loss": 0.1, "gates": 0.24, "sample": 0.95}
 SAMPLE_CHARS = 240
 CHOOSE = "(choose an experiment)"
 EXPERIMENTS = {x["name"]: x for x in examples.chapter7_experiments()}
