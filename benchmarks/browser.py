@@ -33,7 +33,8 @@ headless chromium through Playwright, in one run:
    while training; right after each, benchmarks/chargru_reference.js trains in a Web Worker
    of the same chromium (benchmarks/bench_page.html, same V, K = 25, same corpus:
    gleam.chargru.DEFAULT_CORPUS, the same B) for the same time;
-   then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app).
+   then gleam's CharGRU.step alone in the lab's own Pyodide worker (the model without the app: a
+   copy of the lab's, as it left it).
    The three take turns in --train-rounds rounds (lab, model alone, JS; --train-seconds in all
    for each, split over the rounds), and the ratios lab ÷ JS and lab ÷ model alone are the
    medians of the rounds' own: this machine's speed drifts by ±30% within seconds, so figures
@@ -768,17 +769,22 @@ def select_hidden(page, hidden, cls="gl-ch7-hidden"):
 
 def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0, streams=1, fresh=True):
     """Chapter 7 at hidden size H and B parallel streams: Train for `seconds`; steps/s from
-    time-stamped ch7.steps changes (characters/s = steps/s × B × K). fresh: choose B and H and
-    start from a new model; otherwise train on the model in the page (the next round's segment)."""
+    time-stamped ch7.steps changes (characters/s = steps/s × B × K). fresh: choose B and H (a new
+    model); otherwise Reset the page's model. Either way training starts from the seed's first
+    weights, as the JS reference's does in each round."""
     if fresh:
         select_hidden(page, streams, cls="gl-ch7-B")
         wait_until(lambda: text(page, "ch7.streams") == str(streams), 30, what=f"B = {streams} in the figures line")
         select_hidden(page, hidden)
         wait_until(lambda: text(page, "ch7.status") != "training" and as_int(text(page, "ch7.steps")) == 0, 30,
                    what=f"a fresh H = {hidden}, B = {streams} model (0 steps, not training)")
+    else:              # the next round: the same model from its first weights again, as JS starts
+        page.locator(".gl-ch7-reset button").first.click()
+        wait_until(lambda: text(page, "ch7.status") != "training" and as_int(text(page, "ch7.steps")) == 0, 30,
+                   what="the model reset (0 steps)")
     # only this watch while the lab trains, its poll (a fallback: the observer sees every change) slow
     page.evaluate("__gl.unwatchAll(); __gl.watch('ch7.steps', 250)")
-    steps0 = as_int(text(page, "ch7.steps")) or 0
+    steps0 = 0
     page.locator(".gl-ch7-train button").first.click()
     wait_until(lambda: (as_int(text(page, "ch7.steps")) or 0) > steps0, 30, what="training to start")
     time.sleep(warmup)
@@ -850,11 +856,16 @@ def measure_js(context, bench_url, hidden, seconds, corpus, profile_dir, streams
 
 
 # gleam's CharGRU.step alone, run inside the lab's own Pyodide worker while the lab is paused:
-# the model's speed in this Pyodide, without the app's pushes, sampling and patch handling.
+# the model's speed in this Pyodide, without the app's pushes, sampling and patch handling. The
+# model is a copy of chapter 7's, as the lab left it (`lab`: app/main.py's Lab, a global of the
+# worker's Python): a step's time depends on the weights (tanh and exp take longer on some values;
+# under node, a model trained 1,500-3,000 steps stepped at 0.93 of a fresh one's rate).
 MODEL_ONLY_PY = """
 import json, time
-from gleam.chargru import CharGRU, DEFAULT_CORPUS
-_m = CharGRU(DEFAULT_CORPUS, hidden={hidden}, seed=0, batch={streams})
+from gleam.chargru import CharGRU
+_src = lab.view("7").model
+assert (_src.H, _src.B) == ({hidden}, {streams}), ("chapter 7 holds another model", _src.H, _src.B)
+_m = CharGRU.from_state(_src.state_dict())
 _m.step(20)
 _t, _n = time.perf_counter(), 0
 while time.perf_counter() - _t < {seconds}:
@@ -1100,8 +1111,7 @@ def main(argv=None):
                 for hidden in HIDDEN_SIZES:
                     rounds = []
                     for r in range(max(args.train_rounds, 1)):
-                        lab = measure_lab_training(page, hidden, seconds, profile, streams=streams, fresh=r == 0,
-                                                   warmup=1.0 if r == 0 else 0.5)
+                        lab = measure_lab_training(page, hidden, seconds, profile, streams=streams, fresh=r == 0)
                         model = measure_model_in_worker(page, hidden, seconds, profile, streams=streams)
                         js = measure_js(context, bench_url, hidden, seconds, DEFAULT_CORPUS, profile,
                                         streams=streams)
@@ -1218,7 +1228,7 @@ def report(v):
               f"{fmt(fr['fps'], '.1f'):>5} {fmt(fr['p95_ms'], '.1f'):>8}ms {fr['long_frames_over_50ms']:>6} "
               f"{fmt(lab.get('display_updates_per_s'), '.1f'):>10}")
     print("lab: ch7.steps over the window (every change time-stamped in the page). model: gleam's "
-          "CharGRU.step alone in the\nlab's Pyodide worker (paused lab). JS: benchmarks/chargru_reference.js "
+          "CharGRU.step alone in the\nlab's Pyodide worker (a copy of the lab's model). JS: benchmarks/chargru_reference.js "
           "in a Worker, same V, K, corpus and starting\nweights. Worker CPU-s: CPU time of our chromium's "
           "worker threads over the same window (robust to other load on\nthe machine). Targets: lab ≥ JS "
           "at H = 32; ~60 fps while training.")

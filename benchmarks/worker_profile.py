@@ -13,7 +13,8 @@ characters from the model), the rest of `LiveLoop.push`, and `between_ticks` (th
 awaits, in which the page's messages are handled), and Python's garbage collections (gc.callbacks;
 their time is also inside the part they interrupt). It then presses Train, resets the accumulators
 once training runs, trains for --seconds, reads them, and presses Pause; then it times the same
-model's step alone in the same worker, the page idle (benchmarks/browser.py's MODEL_ONLY_PY). "Outside" is the wall time
+model's step alone in the same worker, the page idle (benchmarks/browser.py's MODEL_ONLY_PY: a copy
+of the lab's model as training left it). "Outside" is the wall time
 less all of these: the event loop's own work between the task's turns (Panel sending the pushed
 changes to the page among it) and time the worker waits. Prints a table per setting and one JSON
 line. Nothing is asserted.
