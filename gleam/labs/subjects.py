@@ -43,7 +43,7 @@ from gleam.labs.extrapolation.counting import CountingRun
 from gleam.labs.memory.run import DISTRACTORS, CueDelayRun, normalized
 from gleam.seqmodel import SeqModel, SeqModelConfig
 from gleam.sweep.config import child_seed
-from gleam.tasks.delayed_cue import CUES, QUERIES, channels
+from gleam.tasks.delayed_cue import CUES, QUERIES, channels, features
 
 __all__ = ["SHIPPED", "TASKS", "SET_SIZE", "MAX_TEXT", "Choice", "Subject", "Reading", "choices", "shipped",
            "from_checkpoint", "from_run", "reading"]
@@ -96,11 +96,8 @@ class Subject:
         if unknown:
             raise ValueError(f"text has {', '.join(map(repr, unknown))}, outside this model's alphabet "
                              f"{self.alphabet!r}")
-        if self.amplitude is not None:
-            F = np.zeros((len(text), len(self.alphabet)))
-            for t, ch in enumerate(text):
-                F[t, self.alphabet.index(ch)] = self.amplitude if ch in DISTRACTORS else 1.0
-            return F
+        if self.amplitude is not None:               # (a cue–delay model: its alphabet is channels(DISTRACTORS))
+            return features(text, DISTRACTORS, self.amplitude)
         return np.array([self.alphabet.index(ch) for ch in text], dtype=np.int64)
 
     def target(self, text):

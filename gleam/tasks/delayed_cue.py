@@ -31,7 +31,7 @@ import numpy as np
 from gleam import checks
 from gleam.tasks.base import MAX_LENGTH, Example, example_count, int_range, unit_probability
 
-__all__ = ["CUES", "QUERIES", "cue_delay", "channels"]
+__all__ = ["CUES", "QUERIES", "cue_delay", "channels", "features"]
 
 CUES = "ab"
 QUERIES = "?!"
@@ -92,6 +92,21 @@ def _example(rng, lo, hi, distractors, first_half, p_sup, p_cue, amp):
     labels = {"cue_in_force": tuple(in_force), "steps_since_cue": tuple(since)}
     return Example(text, target, labels, facts, None if amp is None else _features(
         text, distractors, amp))
+
+
+def features(text, distractors="cdef", amplitude=1.0):
+    """The (T, d) features of any text over channels(distractors) (this module's docstring): what
+    an example of cue_delay(..., distractors=distractors, amplitude=amplitude) carries, for a text
+    of one's own. ValueError for a text that is empty, longer than MAX_LENGTH or has a character
+    outside the channels, or an amplitude that is not a number > 0."""
+    order = channels(distractors)
+    amp = checks.number("amplitude", amplitude, minimum=0, strict_min=True)
+    if not isinstance(text, str) or not 1 <= len(text) <= MAX_LENGTH:
+        raise ValueError(f"text must be a str of 1 to {MAX_LENGTH} characters, got {text!r:.60}")
+    unknown = sorted(set(text) - set(order))
+    if unknown:
+        raise ValueError(f"text has {', '.join(map(repr, unknown))}, outside the channels {order!r}")
+    return _features(text, distractors, amp)
 
 
 def _features(text, distractors, amp):

@@ -251,6 +251,19 @@ def test_cue_delay_features_are_the_scaled_one_hot():
     assert tasks.cue_delay(1, 2)[0].features is None
 
 
+def test_cue_delay_features_of_a_text_of_ones_own_are_an_examples_own():
+    """gleam.tasks.delayed_cue.features gives a text the features its example carries (the model
+    inspector encodes a typed text with it), and refuses a character outside the channels."""
+    from gleam.tasks.delayed_cue import features
+    for e in tasks.cue_delay(12, 3, (2, 6), "wxyz", 0.5, 0.5, amplitude=3.0):
+        assert np.array_equal(features(e.text, "wxyz", 3.0), e.features)
+    assert np.array_equal(features("a?"), [[1.0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1.0, 0]])
+    with pytest.raises(ValueError, match="'z', outside the channels 'abcdef\\?!'"):
+        features("acz?")
+    with pytest.raises(ValueError, match="amplitude"):
+        features("a?", amplitude=0)
+
+
 # ------------------------------------------------------------------ determinism
 CALLS = {"cue_delay": {"p_supersede": 0.3, "amplitude": 0.5}, "nested_sums": {},
          "brackets": {"kind": "dyck2"}, "counting": {"kind": "anbncn"}}
