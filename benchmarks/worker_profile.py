@@ -191,6 +191,8 @@ def compare(page, worker, profile_dir, streams, hidden, variants, rounds, second
             others = {k: cpu[k] / got["wall"] for k in ("main", "renderer_other", "browser")}
             segments.append((name, got["steps"] / got["wall"], others, cpu["worker"]))
             segments.append(alone_segment())
+    worker.evaluate("(code) => self.pyodide.runPython(code)", SET_VARIANT_PY % {   # the page as built again
+        "views": VIEWS, "every": dict(zip(VIEWS, built[0])), "budget": built[1]})
     out = {}
     for i, (name, rate, others, worker_cpu) in enumerate(segments):
         if name != "alone":
