@@ -180,8 +180,8 @@ INSTRUMENT_JS = r"""
     return rec.last;
   };
   // every watch stopped and forgotten: each one's poll searches every shadow root of the page, so a
-  // dozen left running (one per slider measured) took a core's tenth of the main thread that the
-  // measurements after them share
+  // dozen left running (one per slider measured) took ~0.3 of a core of the main thread while the
+  // measurements after them ran
   G.unwatchAll = () => {
     for (const rec of Object.values(G.watches)) { clearInterval(rec.timer); if (rec.obs) rec.obs.disconnect(); }
     G.watches = {};
@@ -784,9 +784,8 @@ def measure_lab_training(page, hidden, seconds, profile_dir, warmup=1.0, streams
                    what="the model reset (0 steps)")
     # only this watch while the lab trains, its poll (a fallback: the observer sees every change) slow
     page.evaluate("__gl.unwatchAll(); __gl.watch('ch7.steps', 250)")
-    steps0 = 0
     page.locator(".gl-ch7-train button").first.click()
-    wait_until(lambda: (as_int(text(page, "ch7.steps")) or 0) > steps0, 30, what="training to start")
+    wait_until(lambda: (as_int(text(page, "ch7.steps")) or 0) > 0, 30, what="training to start")
     time.sleep(warmup)
     n0 = page.evaluate("__gl.nChanges('ch7.steps')")
     t0 = now_ms(page)
@@ -965,8 +964,7 @@ def over_rounds(rounds):
     (lab ÷ JS, lab ÷ the model alone: each taken within its round, seconds apart, so that the
     machine's drift between rounds does not enter them)."""
     def median(xs):
-        xs = sorted(x for x in xs if x is not None)
-        return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) if xs else None
+        return statistics.median(xs) if xs else None
 
     out = {}
     for side in ("lab", "js", "model"):
