@@ -875,10 +875,11 @@ json.dumps([_n, time.perf_counter() - _t])
 
 
 # What no pure-NumPy step can go below, in the same worker: a CharGRU(batch=B) step's matrix
-# products and tanh, at their shapes, each by the fastest of the NumPy calls that compute it
-# (matmul, einsum, dot; measured here, best of 3 rounds), and the 14 element-wise passes of each
-# time step that its arithmetic cannot do without (NumPy has no fused multiply-add: forward, the
-# input terms of the gates and the candidate, σ's ½(1 + tanh(a/2)), r ⊙ h, h + z ⊙ (h̃ − h);
+# products, the candidate's tanh and the gates' σ (by tanh or by exp, the faster), at their shapes,
+# each by the fastest of the NumPy calls that compute it (matmul, einsum, dot; measured here, best
+# of 3 rounds), and the 14 element-wise passes of each time step that its arithmetic cannot do
+# without (NumPy has no fused multiply-add: forward, the input terms of the gates and the
+# candidate, σ's two (½(1 + tanh(a/2)) or 1 / (1 + e^−a)), r ⊙ h, h + z ⊙ (h̃ − h);
 # backward, the three products by the step's factors and the three sums into ∂L/∂h_{t-1}).
 # Nothing else of the step (the softmax, the loss, indexing, the update). Its characters per
 # second bound the model's from above ("chars_per_s"; without the passes, "products_chars_per_s"):
@@ -908,7 +909,8 @@ def _product(m, k, p):          # (m, k) times (k, p), the fastest call, seconds
 _zr_in, _zr, _h, _hn, _c, _d = (_rng.standard_normal(s) for s in
                                  ((_B, 2 * _H), (_B, 2 * _H), (_B, _H), (_B, _H), (_B, _H), (_B, _H)))
 _o2, _o1 = np.empty((_B, 2 * _H)), np.empty((_B, _H))
-_tanh = _best(lambda: np.tanh(_zr, out=_o2), 500) + _best(lambda: np.tanh(_c, out=_o1), 500)
+_tanh = (min(_best(lambda: np.tanh(_zr, out=_o2), 500), _best(lambda: np.exp(_zr, out=_o2), 500))
+         + _best(lambda: np.tanh(_c, out=_o1), 500))
 _z, _r = _zr[:, :_H], _zr[:, _H:]
 _row, _f2, _o2b = (_rng.standard_normal((_B, 2 * _H)) for _ in range(3))
 _prev, _f1, _o1b, _tmp = (_rng.standard_normal((_B, _H)) for _ in range(4))

@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 from gleam import checks
+from gleam.chargru.workspace import BatchWorkspace, fits
 
 _BLOCKS = ("W", "U", "b", "Wy", "by")
 _CACHE = ("inputs", "targets", "hs", "zr", "h_tilde", "rh", "dh", "probs")
@@ -139,62 +140,70 @@ def _sum_outer(A, X, out):
     return np.matmul(A, X.T, out=out)
 
 
-def forward_batch(p, inputs, targets, h0, *, check=True):
+def forward_batch(p, inputs, targets, h0, *, check=True, work=None):
     """Run B chunks side by side. inputs, targets: (B, K) character indices; h0: (B, H).
 
-    Returns (losses, cache): losses (B, K), −ln p[target] of each character of each chunk.
-    check=False skips `check_chunk` (for a caller whose arguments are right by construction).
+    Returns (losses, cache): losses (B, K), −ln p[target] of each character of each chunk; the
+    cache's arrays are those of `work`, a BatchWorkspace(B, K, H, V), if given (they hold this
+    chunk until the next forward with it). check=False skips `check_chunk` and the check that
+    `work` fits (for a caller whose arguments are right by construction).
+
+    The gates' σ is 1 / (1 + e^−a) here, the candidate's tanh as in the one-chunk forward, whose
+    σ(a) = ½ (1 + tanh(a/2)): in Pyodide the exp of the gates' 2BH values, an add and a reciprocal
+    take ~2/3 the time of their tanh and its two passes. The two agree to rounding (~1e-16), so a
+    batched run's last bits differ from B one-chunk runs'; e^−a overflows to inf for a < −709,
+    where σ is then 0 as it should be.
     """
     if check:
         inputs, targets, h0 = check_chunk(p, inputs, targets, h0)
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
     B, K = inputs.shape
-    A = p["W"].T[inputs.T] + p["b"]                                  # (K, B, 3H): W x_t + b
-    half_A_zr = 0.5 * A[:, :, :2 * H]                                # (K, B, 2H)
+    V = Wy.shape[0]
+    w = BatchWorkspace(B, K, H, V) if work is None else fits(work, check, BatchWorkspace, B=B, K=K, H=H, V=V)
+    A = np.add(p["W"].T[inputs.T], p["b"], out=w.A)                 # (K, B, 3H): W x_t + b
+    np.negative(A[:, :, :2 * H], out=w.neg_A_zr)                    # (K, B, 2H), for e^−a
+    np.copyto(w.A_h, A[:, :, 2 * H:])                               # (K, B, H), contiguous rows
     product, operand = _step_product(H)
-    half_U_zr_T = operand((0.5 * U[:2 * H]).T)                       # (H, 2H), contiguous columns
-    U_h_T = operand(U[2 * H:].T)                                     # (H, H), contiguous columns
-    A_h = A[:, :, 2 * H:]                                            # (K, B, H)
+    neg_U_zr_T = operand((-U[:2 * H]).T)                            # (H, 2H), contiguous columns
+    U_h_T = operand(U[2 * H:].T)                                    # (H, H), contiguous columns
 
-    hs = np.empty((K + 1, B, H))
+    hs = w.hs
     hs[0] = h0
-    zr = np.empty((K, B, 2 * H))
-    z, r = zr[:, :, :H], zr[:, :, H:]
-    h_tilde, rh, dh = np.empty((K, B, H)), np.empty((K, B, H)), np.empty((K, B, H))
-    tanh, add, mul, sub = np.tanh, np.add, np.multiply, np.subtract
-    for h, h_next, g, z_t, r_t, c, rh_t, dh_t, half_a_zr, a_h in zip(
-            hs[:-1], hs[1:], zr, z, r, h_tilde, rh, dh, half_A_zr, A_h):
-        # [z; r] = σ(h_{t-1} [Uz; Ur]ᵀ + ...) for all B rows at once
-        product(h, half_U_zr_T, out=g)
-        add(g, half_a_zr, g)
-        tanh(g, g)
-        mul(g, 0.5, g)
-        add(g, 0.5, g)
-        mul(r_t, h, rh_t)
-        product(rh_t, U_h_T, out=c)
-        add(c, a_h, c)
-        tanh(c, c)
-        sub(c, h, dh_t)
-        mul(z_t, dh_t, h_next)
-        add(h_next, h, h_next)
+    tanh, add, mul, sub, exp, reciprocal = np.tanh, np.add, np.multiply, np.subtract, np.exp, np.reciprocal
+    with np.errstate(over="ignore"):                                # e^−a = inf: σ = 0
+        for h, h_next, g, z_t, r_t, c, rh_t, dh_t, neg_a_zr, a_h in w.forward_rows:
+            # [z; r] = σ(h_{t-1} [Uz; Ur]ᵀ + ...) = 1 / (1 + e^−(...)) for all B rows at once
+            product(h, neg_U_zr_T, out=g)
+            add(g, neg_a_zr, g)
+            exp(g, g)
+            add(g, 1.0, g)
+            reciprocal(g, g)
+            mul(r_t, h, rh_t)
+            product(rh_t, U_h_T, out=c)
+            add(c, a_h, c)
+            tanh(c, c)
+            sub(c, h, dh_t)
+            mul(z_t, dh_t, h_next)
+            add(h_next, h, h_next)
 
     flat_t = targets.T.reshape(-1)                                   # row t·B + b
-    y = np.matmul(hs[1:].reshape(K * B, H), Wy.T)                    # (K·B, V)
+    y = np.matmul(hs[1:].reshape(K * B, H), Wy.T, out=w.probs)       # (K·B, V)
     y += p["by"]
     y -= y.max(axis=1, keepdims=True)
-    probs = np.exp(y)
+    probs = np.exp(y, out=y)
     probs /= probs.sum(axis=1, keepdims=True)
     losses = -np.log(probs[np.arange(K * B), flat_t]).reshape(K, B).T
-    cache = dict(inputs=inputs, targets=targets, hs=hs, zr=zr, h_tilde=h_tilde, rh=rh, dh=dh,
+    cache = dict(inputs=inputs, targets=targets, hs=hs, zr=w.zr, h_tilde=w.h_tilde, rh=w.rh, dh=w.dh,
                  probs=probs)
     return losses, cache
 
 
-def backward_batch(p, cache, grads, *, check=True):
+def backward_batch(p, cache, grads, *, check=True, work=None):
     """Gradient of L = Σ over the B chunks and their K characters of −ln p[target] (the sum of
-    the B chunks' gradients), written into `grads`. Returns ∂L/∂h_0, (B, H).
-    check=False skips `check_cache`."""
+    the B chunks' gradients), written into `grads`. Returns ∂L/∂h_0, (B, H). `work`: a
+    BatchWorkspace of the cache's sizes, whose arrays the backward uses (it may be the one the
+    forward wrote the cache into). check=False skips `check_cache` and the check of `work`."""
     if check:
         check_cache(p, cache, grads)
     U, Wy = p["U"], p["Wy"]
@@ -202,11 +211,14 @@ def backward_batch(p, cache, grads, *, check=True):
     hs, zr, h_tilde, rh, dh = cache["hs"], cache["zr"], cache["h_tilde"], cache["rh"], cache["dh"]
     inputs, targets = cache["inputs"], cache["targets"]
     B, K = inputs.shape
+    V = Wy.shape[0]
     n = K * B
+    w = BatchWorkspace(B, K, H, V) if work is None else fits(work, check, BatchWorkspace, B=B, K=K, H=H, V=V)
     z = zr[:, :, :H]
     matmul = np.matmul
 
-    dy = cache["probs"].copy()
+    dy = w.dy
+    np.copyto(dy, cache["probs"])
     dy[np.arange(n), targets.T.reshape(-1)] -= 1.0
     h_flat = hs[1:].reshape(n, H)
     _sum_outer(_t(dy), _t(h_flat), grads["Wy"])                     # Σ dy hᵀ
@@ -214,24 +226,25 @@ def backward_batch(p, cache, grads, *, check=True):
 
     # row t of gd (t = 0..K) = [∂L/∂h_t, ∂L/∂(r_t ⊙ h_{t-1})] of the B streams, (B, 2H), as in
     # chargru_math's `backward`; matmul writes a (B, H) product straight into its strided half
-    gd = np.zeros((K + 1, B, 2 * H))
-    g_h, g_rh = gd[:, :, :H], gd[:, :, H:]
+    gd = w.gd
+    gd.fill(0.0)
+    g_h = gd[:, :, :H]
     g_h[1:] = matmul(dy, _t(Wy).T).reshape(K, B, H)
-    f_h = z * (1.0 - h_tilde * h_tilde)                              # (K, B, H)
-    f_zr = zr * (1.0 - zr) * np.concatenate([dh, hs[:-1]], axis=2)   # (K, B, 2H)
-    f_carry = zr.copy()
-    f_carry[:, :, :H] = 1.0 - z                                      # [1 − z, r]
+    # the per-step factors z (1 − h̃²), [z(1 − z), r(1 − r)] ⊙ [h̃ − h_{t-1}, h_{t-1}], [1 − z, r]
+    f_h = np.multiply(z, np.subtract(1.0, np.multiply(h_tilde, h_tilde, out=w.f_h), out=w.f_h), out=w.f_h)
+    w.dh_h[:, :, :H], w.dh_h[:, :, H:] = dh, hs[:-1]
+    f_zr = np.multiply(np.multiply(zr, np.subtract(1.0, zr, out=w.f_zr), out=w.f_zr), w.dh_h, out=w.f_zr)
+    np.copyto(w.f_carry, zr)
+    np.subtract(1.0, z, out=w.f_carry[:, :, :H])                    # [1 − z, r]
     product, operand = _step_product(H)
     U_zr, U_h = operand(_t(U[:2 * H]).T), operand(_t(U[2 * H:]).T)  # (2H, H), (H, H), contiguous columns
 
-    da = np.empty((K, B, 3 * H))                                     # [∂L/∂a_z, ∂L/∂a_r, ∂L/∂a_h]
-    da_zr, da_h = da[:, :, :2 * H], da[:, :, 2 * H:]
-    both, tmp = np.empty((B, 2 * H)), np.empty((B, H))
+    da = w.da                                                        # [∂L/∂a_z, ∂L/∂a_r, ∂L/∂a_h]
+    both, tmp = w.both, w.tmp
     both_h, both_rh = both[:, :H], both[:, H:]
     mul, add = np.multiply, np.add
-    for row, g, g_rh_t, prev, fh, dah, fzr, dazr, fc in zip(
-            gd[:0:-1], g_h[:0:-1], g_rh[:0:-1], g_h[-2::-1],
-            f_h[::-1], da_h[::-1], f_zr[::-1], da_zr[::-1], f_carry[::-1]):
+    # t = K .. 1: row t of gd, g_h, g_rh, row t−1 of g_h, f_h, da_h, f_zr, da_zr, f_carry
+    for row, g, g_rh_t, prev, fh, dah, fzr, dazr, fc in w.backward_rows:
         mul(g, fh, dah)                                  # ∂L/∂a_h
         product(dah, U_h, out=g_rh_t)                    # ∂L/∂(r ⊙ h_{t-1}) = ∂L/∂a_h Uh
         mul(row, fzr, dazr)                              # [∂L/∂a_z, ∂L/∂a_r]

@@ -129,7 +129,7 @@ def forward(p, inputs, targets, h0, *, check=True, work=None):
     U, Wy = p["U"], p["Wy"]
     H = U.shape[1]
     K = len(inputs)
-    w = Workspace(K, H) if work is None else fits(work, K, H, check)
+    w = Workspace(K, H) if work is None else fits(work, check, K=K, H=H)
     # W x_t + b for all three gates and all K steps at once: a one-hot x_t picks column x_t of W
     A = np.add(p["W"].T[inputs], p["b"], out=w.A)                   # (K, 3H)
     # σ(a) = ½ (1 + tanh(a/2)): the ½ inside goes into [Uz; Ur] and the input terms, once a chunk
@@ -189,7 +189,7 @@ def backward(p, cache, grads, *, check=True, work=None):
     inputs, targets = cache["inputs"], cache["targets"]
     K = len(inputs)
     z = zr[:, :H]
-    w = Workspace(K, H) if work is None else fits(work, K, H, check)
+    w = Workspace(K, H) if work is None else fits(work, check, K=K, H=H)
 
     # ∂L/∂y_t = p_t − onehot(target_t): push the right logit up, the others down
     dy = cache["probs"].copy()

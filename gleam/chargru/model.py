@@ -60,6 +60,7 @@ from gleam.chargru import fileformat
 from gleam.chargru import batch as gb
 from gleam.chargru import kernels as gm
 from gleam.chargru import sample as sampling
+from gleam.chargru.workspace import BatchWorkspace, Workspace
 from gleam import checks
 from gleam.chargru.corpus import MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, check_corpus, decode_corpus  # noqa: F401
 from gleam.chargru.sample import MAX_SAMPLE_CHARS  # noqa: F401  (the limit of sample(), named here too)
@@ -133,7 +134,8 @@ class CharGRU:
         size = gm.n_params(V, H)
         self._theta, self._grad, self._memory = np.zeros(size), np.zeros(size), np.zeros(size)
         self._tmp = np.empty(size)
-        self._work = gm.Workspace(K, H) if B == 1 else None   # a step's arrays, reused by every step
+        # a step's arrays, reused by every step
+        self._work = Workspace(K, H) if B == 1 else BatchWorkspace(B, K, H, V)
         self._p, self._g = gm.views(self._theta, V, H), gm.views(self._grad, V, H)
         self.params = {name: self._p[name] for name in gm.NAMES}
         self.grads = {name: self._g[name] for name in gm.NAMES}
@@ -247,9 +249,9 @@ class CharGRU:
             gm.backward(self._p, cache, self._g, check=False, work=self._work)
             h_last = cache["hs"][-1:]
         else:                                               # B streams: summed loss and gradient
-            losses, cache = gb.forward_batch(self._p, inputs, targets, h0, check=False)
+            losses, cache = gb.forward_batch(self._p, inputs, targets, h0, check=False, work=self._work)
             self._zr = np.ascontiguousarray(cache["zr"][:, 0])   # stream 0's gates
-            gb.backward_batch(self._p, cache, self._g, check=False)
+            gb.backward_batch(self._p, cache, self._g, check=False, work=self._work)
             h_last = cache["hs"][-1]
         loss = float(losses.sum())
         self._last_loss = loss / n_chars

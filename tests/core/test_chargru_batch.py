@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from gleam.chargru import fileformat as chargru_io
 from gleam.chargru import batch as gb
 from gleam.chargru import kernels as gm
 from gleam.chargru import DEFAULT_CORPUS, MAX_BATCH, CharGRU, export_script, gradient_check
+from gleam.chargru.workspace import BatchWorkspace
 
 # Digests of runs made by the one-stream trainer as it was before streams existed (commit
 # 949dd35, numpy 2.0.2 and the project's NumPy alike): losses, gradient norms, parameters, Adagrad
@@ -128,6 +130,56 @@ def test_the_batched_gradient_is_the_sum_of_the_b_chunks_gradients(monkeypatch, 
     assert np.abs(dh0 - np.array(dh0_apart)).max() < 1e-14
     # the loss a step reports is the mean over all B·K characters
     assert m.step(1).loss[0] == pytest.approx(losses.sum() / (4 * m.K), rel=1e-13)
+
+
+def test_a_reused_batch_workspace_gives_what_fresh_arrays_give_chunk_after_chunk():
+    """A B > 1 model's steps run through one BatchWorkspace. Chunks that differ in inputs, carried
+    states (zero, then not) and weights, run in turn through one, give bit for bit what each gives
+    through fresh arrays: losses, the cache, the gradient and ∂L/∂h_0."""
+    m = CharGRU(batch=3, hidden=8, seed=4)
+    B, K, H, V = 3, m.K, m.H, m.V
+    work, rng = BatchWorkspace(B, K, H, V), np.random.default_rng(0)
+    for i in range(4):
+        inputs, targets = rng.integers(0, V, (B, K)), rng.integers(0, V, (B, K))
+        h0 = rng.standard_normal((B, H)) * (i % 2)
+        p = gm.views(m._theta + 0.1 * i * rng.standard_normal(m._theta.size), V, H)
+        fresh, reused = np.zeros(m._theta.size), np.full(m._theta.size, np.nan)
+        losses, cache = gb.forward_batch(p, inputs, targets, h0)
+        dh0 = gb.backward_batch(p, cache, gm.views(fresh, V, H))
+        losses_w, cache_w = gb.forward_batch(p, inputs, targets, h0, work=work)
+        dh0_w = gb.backward_batch(p, cache_w, gm.views(reused, V, H), work=work)
+        np.testing.assert_array_equal(losses_w, losses)
+        for key in ("hs", "zr", "h_tilde", "rh", "dh", "probs"):
+            np.testing.assert_array_equal(cache_w[key], cache[key], err_msg=f"chunk {i}: {key}")
+        np.testing.assert_array_equal(reused, fresh)
+        np.testing.assert_array_equal(dh0_w, dh0)
+    assert cache_w["zr"] is work.zr and cache["zr"] is not work.zr     # the cache is the workspace's
+    assert m._work.B == 3 and m.step(2).n == 2                          # the model's own, reused
+    with pytest.raises(ValueError, match=r"^work must be a BatchWorkspace\(B=3, K=25, H=8, V=24\) for this "
+                                         r"chunk, got BatchWorkspace\(B=2, K=25, H=8, V=24\)$"):
+        gb.forward_batch(m._p, inputs, targets, h0, work=BatchWorkspace(2, K, H, V))
+    with pytest.raises(ValueError, match=r"^work must be a BatchWorkspace\(B=3, K=25, H=8, V=24\) for this "
+                                         r"chunk, got <class 'gleam.chargru.workspace.Workspace'>$"):
+        gb.backward_batch(m._p, cache, m._g, work=gm.Workspace(K, H))
+
+
+def test_the_batched_gates_saturate_to_exactly_0_and_1_without_a_warning():
+    """The batched forward's σ is 1 / (1 + e^−a): for a pre-activation below −709, e^−a overflows to
+    inf and σ must be exactly 0 (above +37, exactly 1), silently, as the one-chunk tanh form gives."""
+    m = CharGRU(hidden=4, batch=2, seq_len=3, seed=1)
+    inputs, targets, h0 = m.next_chunk()
+    p = gm.views(m._theta.copy(), m.V, m.H)
+    p["bz"][:] = [-1e4, -800.0, 800.0, 1e4]
+    p["br"][:] = [-1e300, -710.0, 40.0, 1e300]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        losses, cache = gb.forward_batch(p, inputs, targets, h0)
+    z, r = cache["zr"][:, :, :4], cache["zr"][:, :, 4:]
+    assert (z[..., :2] == 0).all() and (z[..., 2:] == 1).all() and (r[..., :2] == 0).all() and (r[..., 2:] == 1).all()
+    for b in range(2):                                   # what the one-chunk forward gives, to rounding
+        np.testing.assert_allclose(cache["zr"][:, b], gm.forward(p, inputs[b], targets[b], h0[b])[1]["zr"],
+                                   rtol=0, atol=1e-15)
+    assert np.isfinite(losses).all()
 
 
 def test_streams_start_spread_over_the_corpus_and_wrap_on_their_own_grid():
