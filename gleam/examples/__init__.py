@@ -7,29 +7,53 @@ Each `chapterN_*` function returns JSON-able dicts/lists/floats with descriptive
 chapter pages show these numbers (a template names the function, see content.render) and
 tests/core/test_syllabus.py holds them to the syllabus.
 `python -m gleam.examples --json` prints `all_examples()` as one JSON document.
+
+Each chapter's module is imported when first asked for (PEP 562's module `__getattr__`): a chapter
+page needs its own examples, and in the browser's worker importing all twelve modules (the
+char-level trainer and the research labs among them) took ~0.15 s more of a cold start than
+chapter 1's alone. `gleam.examples.<name>` looks in the chapters' modules in the order of
+CHAPTER_MODULES, importing each in turn, until one lists the name in its `__all__`.
 """
+import importlib
 import json
 import sys
 
-from gleam.examples import (ch0_scalar, ch1_elman, ch2_bptt, ch3_vanishing, ch4_gru, ch5_gru_lstm,
-                            ch6_training, ch7_live, ch8_beyond, ch9_cheatsheet, extrapolation_lab,
-                            memory_lab)
 from gleam.examples.data import VOCAB_ABC, plain  # noqa: F401
 
-CHAPTERS = (ch0_scalar, ch1_elman, ch2_bptt, ch3_vanishing, ch4_gru, ch5_gru_lstm, ch6_training,
-            ch7_live, ch8_beyond, ch9_cheatsheet, memory_lab, extrapolation_lab)
+CHAPTER_MODULES = ("ch0_scalar", "ch1_elman", "ch2_bptt", "ch3_vanishing", "ch4_gru", "ch5_gru_lstm",
+                   "ch6_training", "ch7_live", "ch8_beyond", "ch9_cheatsheet", "memory_lab",
+                   "extrapolation_lab")
 
-for _module in CHAPTERS:                     # gleam.examples.<name> for every chapter's examples
-    for _name in _module.__all__:
-        globals()[_name] = getattr(_module, _name)
-del _module, _name
+
+def _chapter_module(name):
+    """The module gleam.examples.<name> of one chapter (a name of CHAPTER_MODULES), imported."""
+    if name not in CHAPTER_MODULES:
+        raise ValueError(f"name must be one of {', '.join(CHAPTER_MODULES)}, got {name!r:.60}")
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def __getattr__(name):
+    """A chapter's module, or a function of one, on first use (then kept as this module's own)."""
+    if name in CHAPTER_MODULES:
+        return _chapter_module(name)
+    for module_name in CHAPTER_MODULES:
+        module = _chapter_module(module_name)
+        if name in module.__all__:
+            value = globals()[name] = getattr(module, name)
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(CHAPTER_MODULES)
+                  | {n for m in CHAPTER_MODULES for n in _chapter_module(m).__all__})
 
 
 def all_examples():
     """Every chapter's examples, as one dict."""
     out = {}
-    for module in CHAPTERS:
-        out.update(module.examples())
+    for name in CHAPTER_MODULES:
+        out.update(_chapter_module(name).examples())
     return out
 
 

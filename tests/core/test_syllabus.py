@@ -339,3 +339,30 @@ def test_examples_print_one_json_document():
     doc = json.loads(out.stdout)
     assert set(doc) == set(ex.all_examples())
     assert doc["chapter5_counts"]["gru_params"] == 295_680
+
+
+def test_a_chapter_s_examples_import_only_that_chapter_s_modules():
+    """gleam.examples imports a chapter's module on first use: chapter 1's page, in the browser's
+    worker, must not pay for the char-level trainer's or the research labs' imports."""
+    code = ("import sys\nfrom gleam import examples\nexamples.chapter1_hand_example\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('gleam'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            timeout=60).stdout.split()
+    assert "gleam.examples.ch1_elman" in loaded
+    assert not [m for m in loaded if m.startswith(("gleam.chargru", "gleam.labs", "gleam.examples.ch6",
+                                                   "gleam.examples.memory", "gleam.examples.extrapolation"))]
+
+
+def test_every_chapter_s_examples_are_gleam_examples_names():
+    import importlib
+    seen = {}
+    for name in ex.CHAPTER_MODULES:
+        module = importlib.import_module(f"gleam.examples.{name}")
+        assert getattr(ex, name) is module
+        for public in module.__all__:
+            assert public not in seen, f"{public} is in both {seen.get(public)} and {name}"
+            seen[public] = name
+            assert getattr(ex, public) is getattr(module, public)
+    assert set(seen) <= set(dir(ex)) and len(seen) > 40
+    with pytest.raises(AttributeError, match="has no attribute 'chapter99'"):
+        ex.chapter99
