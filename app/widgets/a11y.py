@@ -150,10 +150,6 @@ if (!window.glA11y) {
         const name = text(m.title) || text(m.label);
         v.shadow_el.querySelectorAll(".bk-spin-btn-up, .bk-spin-btn-down").forEach(b =>
           set(b, "aria-label", (b.classList.contains("bk-spin-btn-up") ? "Increase " : "Decrease ") + (name || "the value")));
-        v.shadow_el.querySelectorAll("input[type=file]").forEach(f => {
-          if (![...(f.labels || [])].some(l => l.textContent.trim()))
-            set(f, "aria-label", name || ("Choose a " + (m.accept ? m.accept + " " : "") + "file"));
-        });
         v.shadow_el.querySelectorAll(".gl-math svg, .gl-math mjx-assistive-mml").forEach(s => set(s, "aria-hidden", "true"));
         // display math wider than the column scrolls in its own box: a keyboard reaches it there
         v.shadow_el.querySelectorAll(".katex-display, mjx-container[display=true]").forEach(el =>

@@ -50,8 +50,6 @@ WIDGET_CSS = """:host {
 }
 .bk-input, select, textarea { background-color: var(--gl-page); color: var(--gl-text); border-color: var(--gl-control); }
 .bk-input[disabled] { background-color: var(--gl-sunken); color: var(--gl-text); opacity: 1; }
-input[type=file], input[type=file]::file-selector-button { color: var(--gl-text); border-color: var(--gl-control); }
-input[type=file]::file-selector-button { background-color: var(--gl-surface); }
 .bk-btn-primary { color: var(--gl-on-accent); background-color: var(--gl-positive); }
 .bk-btn-success { color: var(--gl-on-accent); background-color: var(--gl-good); border-color: var(--gl-good); }
 .bk-btn-danger { color: var(--gl-on-accent); background-color: var(--gl-error); border-color: var(--gl-error); }

@@ -40,7 +40,7 @@ class FilePick:
     """The button and its hidden sink (module docstring); `panel()` lays them out."""
 
     def __init__(self, label, accept, max_bytes, css_class, on_file, on_refused, width=290):
-        self._on_file, self._on_refused = on_file, on_refused
+        self._on_file, self._on_refused, self.max_bytes = on_file, on_refused, int(max_bytes)
         self.button = pn.widgets.Button(label=label, css_classes=[css_class], width=width, margin=(4, 5))
         self.sink = pn.widgets.TextInput(visible=False, max_length=2 ** 31 - 1, css_classes=[f"{css_class}-sink"])
         self.button.js_on_click(args={"sink": self.sink, "accept": accept, "limit": int(max_bytes)}, code=PICK_JS)

@@ -1,6 +1,8 @@
 """Chapter 7 without a browser: the live lab's controls, read from what its page shows."""
 import asyncio
+import base64
 import codecs
+import json
 import html
 import re
 
@@ -243,9 +245,15 @@ TEXT = "Über den Wassern: the river runs «fast» — and the wheel turns faste
 
 
 def offer(c, cls, data, name="mine.txt"):
-    """What choosing a file does: its bytes and its name arrive (in the static site one at a time)."""
-    find(c, cls).value = data
-    find(c, cls).filename = name
+    """What choosing a file does (app.widgets.file_pick): the page writes its name, size and bytes
+    (base64) to the picker's hidden sink; None for the bytes of a file over the picker's limit."""
+    global NEWS
+    NEWS += 1
+    encoded = None if data is None else base64.b64encode(data).decode()
+    find(c, f"{cls}-sink").value = json.dumps([str(NEWS), name, len(data) if data is not None else 10 ** 9, encoded])
+
+
+NEWS = 0
 
 
 def steps(c, n):
@@ -286,7 +294,7 @@ def test_an_uploaded_text_file_fills_the_box_and_makes_the_new_model():
     assert c.model.corpus == TEXT == find(c, "gl-ch7-draft").value and v["ch7.pending"] == ""
     assert v["ch7.steps"] == "0" and v["ch7.error"] == "" and "Training on the text" in v["ch7.file"]
     assert v["ch7.chance"] == fmt_fixed(np.log(len(set(TEXT))), 3) and shown(c) == v
-    assert find(c, "gl-ch7-upload").value is None         # read, then a new input: the same file again works
+    assert find(c, "gl-ch7-upload-sink").value == ""      # read: the same file again is news
     assert "'mine.txt'" in c.values()["ch7.file"]
     set_value(c, "gl-ch7-draft", chargru.DEFAULT_CORPUS)
     click(c, "gl-ch7-apply")
@@ -348,7 +356,7 @@ def test_a_saved_model_loaded_into_a_fresh_chapter_continues_exactly():
         click(b, "gl-ch7-step")
         assert a.values()["ch7.last_loss"] == b.values()["ch7.last_loss"]
         assert a.model.last_loss == b.model.last_loss and a.sample_text() == b.sample_text()
-    assert find(b, "gl-ch7-load").value is None           # a new input for the next file
+    assert find(b, "gl-ch7-load-sink").value == ""        # read: the next file is news
 
 
 def test_a_loaded_diverged_model_shows_the_divergence():
@@ -409,24 +417,39 @@ def test_the_file_note_goes_with_the_model_it_was_about():
 
 def test_a_file_name_is_shown_as_text():
     c = LiveLabChapter()
-    find(c, "gl-ch7-upload").param.update(filename=XSS + ".txt", value=b"\x00binary")
+    offer(c, "gl-ch7-upload", b"\x00binary", XSS + ".txt")
     assert XSS in c.values()["ch7.error"] and shown(c)["ch7.error"] == c.values()["ch7.error"]
     page = html_with(c, 'data-key="ch7.error"')
     assert "<img" not in page and "<script" not in page
-    find(c, "gl-ch7-load").param.update(filename=XSS + ".npz", value=chargru.CharGRU().to_bytes())
+    offer(c, "gl-ch7-load", chargru.CharGRU().to_bytes(), XSS + ".npz")
     assert XSS in c.values()["ch7.file"] and "<img" not in html_with(c, 'data-key="ch7.file"')
+    offer(c, "gl-ch7-load", None, XSS + ".npz")                       # refused in the browser
+    assert XSS in c.values()["ch7.error"] and "<img" not in html_with(c, 'data-key="ch7.error"')
 
 
-@pytest.mark.parametrize("name_first", [False, True])
-def test_a_file_is_read_once_its_bytes_and_its_name_have_both_arrived(name_first):
+@pytest.mark.parametrize("cls, limit, kept", [("gl-ch7-upload", chargru.MAX_FILE_BYTES, "previous"),
+                                              ("gl-ch7-load", 12 * 2 ** 20, "current")])
+def test_a_file_over_the_limit_is_refused_in_the_browser_and_the_model_stays(cls, limit, kept):
+    """A file over the picker's limit never reaches Python (under panel serve, Panel's FileInput
+    sent any file whole, and one over the websocket's 20 MB closed the session)."""
     c = LiveLabChapter()
-    upload = find(c, "gl-ch7-upload")
-    first, second = (("value", TEXT.encode("utf-8")), ("filename", "mine.txt"))[::-1 if name_first else 1]
-    setattr(upload, *first)
-    assert c.model.corpus == chargru.DEFAULT_CORPUS and find(c, "gl-ch7-upload") is upload
-    setattr(upload, *second)
-    assert c.model.corpus == TEXT and find(c, "gl-ch7-upload") is not upload
-    assert (find(c, "gl-ch7-upload").value, find(c, "gl-ch7-upload").filename) == (None, None)
+    steps(c, 2)
+    model = c.model
+    find(c, f"{cls}-sink").value = json.dumps(["1", "book.txt", 40_000_000, None])
+    v = c.values()
+    assert c.model is model and v["ch7.steps"] == "2" and "'book.txt'" in v["ch7.error"]
+    assert f"the file is 40,000,000 bytes; the limit is {limit:,} bytes (none of it was read)" in v["ch7.error"]
+    assert f"The {kept} model is kept" in v["ch7.error"] and shown(c)["ch7.error"] == v["ch7.error"]
+    assert c.files._inputs[cls.removeprefix("gl-ch7-")].max_bytes == limit      # what the page checks
+
+
+def test_the_same_file_chosen_twice_is_read_twice():
+    c = LiveLabChapter()
+    offer(c, "gl-ch7-upload", TEXT.encode("utf-8"))
+    assert c.model.corpus == TEXT
+    steps(c, 3)
+    offer(c, "gl-ch7-upload", TEXT.encode("utf-8"))
+    assert c.model.corpus == TEXT and c.values()["ch7.steps"] == "0"
 
 
 # ---------------------------------------------------------------- Undo: nothing trained is lost by one key

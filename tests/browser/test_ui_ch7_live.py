@@ -17,7 +17,7 @@ import pytest
 
 from gleam_lab.content import fmt_sig
 from gleam import examples
-from gleam.chargru import DEFAULT_CORPUS, MAX_CORPUS_CHARS, CharGRU
+from gleam.chargru import DEFAULT_CORPUS, MAX_CORPUS_CHARS, MAX_FILE_BYTES, CharGRU
 from helpers import ACTION_TIMEOUT, assert_shown, parse_shown, wait_until
 
 pytestmark = pytest.mark.ui
@@ -382,8 +382,10 @@ def step_n(lab, n):
 
 
 def upload(lab, cls, name, data, mime="text/plain"):
-    lab.page.locator(f".{cls} input[type=file]").set_input_files(
-        {"name": name, "mimeType": mime, "buffer": data})
+    """Choose a file with the picker's button (app.widgets.file_pick opens the browser's chooser)."""
+    with lab.page.expect_file_chooser(timeout=ACTION_TIMEOUT * 1000) as chooser:
+        lab.page.locator(f".{cls} button").click()
+    chooser.value.set_files({"name": name, "mimeType": mime, "buffer": data})
 
 
 def download(lab, cls):
@@ -432,6 +434,12 @@ def test_a_text_file_becomes_the_corpus_and_a_malformed_one_is_refused(shared_la
     assert abs(float(lab.exact("ch7.last_loss")) - CharGRU(TEXT).step(1).loss[0]) < 1e-11
     upload(lab, "gl-ch7-upload", "mine.txt", TEXT.encode("utf-8"))      # the same file again: read again
     lab.wait_text("ch7.steps", lambda t: t == "0", what="0: a new model from the same file")
+    step_n(lab, 1)
+    big = b"the river runs by the mill. " * (MAX_FILE_BYTES // 28 + 1)   # over the limit: never sent
+    upload(lab, "gl-ch7-upload", "book.txt", big)
+    message = lab.wait_text("ch7.error", lambda t: "book.txt" in t, what="why book.txt is refused")
+    assert f"the file is {len(big):,} bytes; the limit is {MAX_FILE_BYTES:,} bytes (none of it was read)" in message
+    assert lab.text("ch7.steps") == "1" and "previous model is kept" in message
     apply_corpus(lab, DEFAULT_CORPUS)
     lab.wait_text("ch7.error", lambda t: t == "", what="empty")
 

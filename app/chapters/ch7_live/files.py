@@ -3,21 +3,26 @@ a script.
 
 gleam reads and checks every file (gleam.chargru.decode_corpus, CharGRU.from_bytes): a refused
 one is said in `ch7.error`, the model in use stays, and nothing from the file reaches the page
-but escaped text. A file is read once both its bytes and its name have arrived (the static site's
-worker gets them one at a time); then a new, empty input takes the old one's place, so that the
-next file, even one of the same name, is news on both sides (an input emptied from Python keeps
-its old name in the worker's copy of the page).
+but escaped text. The files are chosen with app.widgets.file_pick: a file over its limit (LIMITS)
+is refused in the browser before any of it is read, so that under `panel serve` no file can be
+larger than what one websocket message carries (20 MB, as base64: with Panel's FileInput, a
+larger file closed the session); the same file chosen twice is read twice.
 """
 import io
+from functools import partial
 
 import panel as pn
 
+from gleam_lab.app.widgets.file_pick import FilePick
 from gleam_lab.app.widgets.page import html_pane
 from gleam_lab.app.chapters.ch7_live import limits
 from gleam.chargru import MAX_CORPUS_CHARS, MAX_FILE_BYTES, MAX_VOCAB, CharGRU, decode_corpus, export_script
 
 UPLOAD_NOTE = (f"…or your own text: a UTF-8 .txt file of at most {MAX_FILE_BYTES:,} bytes "
                f"(and {MAX_CORPUS_CHARS:,} characters, {MAX_VOCAB} distinct ones).")
+# bytes of a chosen file: a corpus as gleam takes it; a saved model (the largest the page makes, H = 128
+# and a corpus of MAX_VOCAB distinct characters, is ~3.2 MB) within one websocket message
+LIMITS = {"upload": MAX_FILE_BYTES, "load": 12 * 2 ** 20}
 MODEL_NOTE = ("Keep the model: Save writes everything needed to continue exactly (a NumPy .npz); "
               "Load continues from such a file; Export writes a Python + NumPy script that trains "
               "this run again.")
@@ -29,10 +34,10 @@ class ChapterFiles:
     def __init__(self, chapter):
         self.chapter = chapter
         w = pn.widgets
-        self._inputs = {"upload": pn.Column(sizing_mode="fixed", width=310, margin=0),
-                        "load": pn.Column(sizing_mode="fixed", width=310, margin=0)}
-        for kind in self._inputs:
-            self._new_input(kind)
+        self._inputs = {kind: FilePick(label, accept, LIMITS[kind], f"gl-ch7-{kind}", partial(self._arrived, kind),
+                                       partial(self._refused, kind), width=300)
+                        for kind, label, accept in (("upload", "Choose a text file…", ".txt"),
+                                                    ("load", "Choose a saved model…", ".npz"))}
         self.save = w.FileDownload(callback=self._save, filename="chargru.npz", label="Save model",
                                    css_classes=["gl-ch7-save"], width=145, margin=(5, 4, 5, 10))
         self.export = w.FileDownload(callback=self._export, filename="chargru.py", label="Export script",
@@ -42,25 +47,20 @@ class ChapterFiles:
         """The widgets in the order the page shows them, each with a line saying what it takes."""
         note = lambda text: html_pane(f"<span class='gl-note'>{text}</span>", sizing_mode="fixed",  # noqa: E731
                                       width=300)
-        return [note(UPLOAD_NOTE), self._inputs["upload"], note(MODEL_NOTE),
+        return [note(UPLOAD_NOTE), self._inputs["upload"].panel(), note(MODEL_NOTE),
                 pn.Row(self.save, self.export, sizing_mode="fixed", width=310),
-                note("Load a saved model (.npz):"), self._inputs["load"]]
+                note("Load a saved model (.npz):"), self._inputs["load"].panel()]
 
     # ------------------------------------------------------------ reading a file
-    def _new_input(self, kind):
-        """A new, empty file input of `kind` ("upload": a .txt corpus, "load": a saved model)."""
-        widget = pn.widgets.FileInput(accept=".txt" if kind == "upload" else ".npz",
-                                      css_classes=[f"gl-ch7-{kind}"], width=300)
+    def _arrived(self, kind, name, data):
         read = self._on_upload if kind == "upload" else self._on_load
-        widget.param.watch(lambda *events: self._arrived(widget, kind, read), ["value", "filename"])
-        self._inputs[kind][:] = [widget]
+        read(data, repr(name))                  # (the page shows the name escaped)
 
-    def _arrived(self, widget, kind, read):
-        if widget.value is None or not widget.filename or widget not in self._inputs[kind]:
-            return
-        data, name = widget.value, repr(str(widget.filename))   # (the page shows the name escaped)
-        self._new_input(kind)          # first: what the file brings about shows after the new input
-        read(data, name)
+    def _refused(self, kind, name, size):
+        what = (f"File {name!r} not used as the corpus" if kind == "upload" else f"File {name!r} not loaded")
+        kept = "The previous model is kept" if kind == "upload" else "The current model is kept"
+        self.chapter.say(error=f"{what}: the file is {size:,} bytes; the limit is {LIMITS[kind]:,} bytes "
+                               f"(none of it was read). {kept}.")
 
     def _on_upload(self, data, name):
         refused = f"File {name} not used as the corpus"
