@@ -43,7 +43,7 @@ class FilePick:
         self._on_file, self._on_refused, self.max_bytes = on_file, on_refused, int(max_bytes)
         self.button = pn.widgets.Button(label=label, css_classes=[css_class], width=width, margin=(4, 5))
         self.sink = pn.widgets.TextInput(visible=False, max_length=2 ** 31 - 1, css_classes=[f"{css_class}-sink"])
-        self.button.js_on_click(args={"sink": self.sink, "accept": accept, "limit": int(max_bytes)}, code=PICK_JS)
+        self.button.js_on_click(args={"sink": self.sink, "accept": accept, "limit": self.max_bytes}, code=PICK_JS)
         self.sink.param.watch(self._got, "value")
 
     def panel(self):

@@ -214,7 +214,6 @@ def backward_batch(p, cache, grads, *, check=True, work=None):
     V = Wy.shape[0]
     n = K * B
     w = BatchWorkspace(B, K, H, V) if work is None else fits(work, check, BatchWorkspace, B=B, K=K, H=H, V=V)
-    z = zr[:, :, :H]
     matmul = np.matmul
 
     dy = w.dy
@@ -231,11 +230,7 @@ def backward_batch(p, cache, grads, *, check=True, work=None):
     g_h = gd[:, :, :H]
     g_h[1:] = matmul(dy, _t(Wy).T).reshape(K, B, H)
     # the per-step factors z (1 − h̃²), [z(1 − z), r(1 − r)] ⊙ [h̃ − h_{t-1}, h_{t-1}], [1 − z, r]
-    f_h = np.multiply(z, np.subtract(1.0, np.multiply(h_tilde, h_tilde, out=w.f_h), out=w.f_h), out=w.f_h)
-    w.dh_h[:, :, :H], w.dh_h[:, :, H:] = dh, hs[:-1]
-    f_zr = np.multiply(np.multiply(zr, np.subtract(1.0, zr, out=w.f_zr), out=w.f_zr), w.dh_h, out=w.f_zr)
-    np.copyto(w.f_carry, zr)
-    np.subtract(1.0, z, out=w.f_carry[:, :, :H])                    # [1 − z, r]
+    w.write_factors(zr, h_tilde, dh, hs[:-1])
     product, operand = _step_product(H)
     U_zr, U_h = operand(_t(U[:2 * H]).T), operand(_t(U[2 * H:]).T)  # (2H, H), (H, H), contiguous columns
 

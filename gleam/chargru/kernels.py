@@ -188,7 +188,6 @@ def backward(p, cache, grads, *, check=True, work=None):
     hs, zr, h_tilde, rh, dh = cache["hs"], cache["zr"], cache["h_tilde"], cache["rh"], cache["dh"]
     inputs, targets = cache["inputs"], cache["targets"]
     K = len(inputs)
-    z = zr[:, :H]
     w = Workspace(K, H) if work is None else fits(work, check, K=K, H=H)
 
     # ∂L/∂y_t = p_t − onehot(target_t): push the right logit up, the others down
@@ -209,11 +208,7 @@ def backward(p, cache, grads, *, check=True, work=None):
     #   ∂h_t/∂a_z = (h̃ − h_{t-1}) ⊙ z(1 − z),   ∂(r ⊙ h_{t-1})/∂a_r = h_{t-1} ⊙ r(1 − r)
     #   ∂h_t/∂h_{t-1} directly = 1 − z (the carry path),   ∂(r ⊙ h_{t-1})/∂h_{t-1} = r
     # (as z (1 − h̃ h̃) and zr (1 − zr) [h̃ − h_{t-1}, h_{t-1}] compute them, into the workspace)
-    f_h = np.multiply(z, np.subtract(1.0, np.multiply(h_tilde, h_tilde, out=w.f_h), out=w.f_h), out=w.f_h)
-    w.dh_h[:, :H], w.dh_h[:, H:] = dh, hs[:-1]
-    f_zr = np.multiply(np.multiply(zr, np.subtract(1.0, zr, out=w.f_zr), out=w.f_zr), w.dh_h, out=w.f_zr)
-    np.copyto(w.f_carry, zr)
-    np.subtract(1.0, z, out=w.f_carry[:, :H])                       # (K, 2H) = [1 − z, r]
+    w.write_factors(zr, h_tilde, dh, hs[:-1])                       # f_h, f_zr, f_carry = [1 − z, r]
     U_zrT = np.ascontiguousarray(U[:2 * H].T)                       # (H, 2H)
     U_hT = np.ascontiguousarray(U[2 * H:].T)                        # (H, H)
 

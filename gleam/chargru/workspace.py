@@ -4,7 +4,23 @@ and reused by every training step of a model; BatchWorkspace, the same for B chu
 import numpy as np
 
 
-class Workspace:
+class _Factors:
+    """What both workspaces share: the backward's per-step factors, written into their arrays."""
+
+    def write_factors(self, zr, h_tilde, dh, h_prev):
+        """For all steps at once (time first, B streams or none after it): f_h = z (1 − h̃²),
+        f_zr = zr (1 − zr) ⊙ [h̃ − h_{t-1}, h_{t-1}] and f_carry = [1 − z, r] (gleam.chargru.kernels'
+        `backward` says what each is)."""
+        H = h_tilde.shape[-1]
+        z = zr[..., :H]
+        np.multiply(z, np.subtract(1.0, np.multiply(h_tilde, h_tilde, out=self.f_h), out=self.f_h), out=self.f_h)
+        self.dh_h[..., :H], self.dh_h[..., H:] = dh, h_prev
+        np.multiply(np.multiply(zr, np.subtract(1.0, zr, out=self.f_zr), out=self.f_zr), self.dh_h, out=self.f_zr)
+        np.copyto(self.f_carry, zr)
+        np.subtract(1.0, z, out=self.f_carry[..., :H])
+
+
+class Workspace(_Factors):
     """The arrays a chunk's recurrence runs through, for K steps of H units, each allocated once,
     with the rows the loops of `forward` and `backward` walk taken out once too. A model passes
     its own to every step, so that a step slices nothing per time step: in Pyodide, taking the
@@ -34,7 +50,7 @@ class Workspace:
                                       self.da_h[::-1], self.f_zr[::-1], self.da_zr[::-1], self.f_carry[::-1]))
 
 
-class BatchWorkspace:
+class BatchWorkspace(_Factors):
     """Workspace's counterpart for B chunks side by side (`forward_batch` / `backward_batch`): the
     same arrays with a B axis after the time axis (row t is the (B, ·) block of the B chunks), plus
     the chunk's probabilities and ∂L/∂y, (K·B, V) each, and the gates' input terms as the σ of
